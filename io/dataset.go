@@ -1,0 +1,79 @@
+// Package dataio reads training data into compressed sparse row (CSR) form:
+// libsvm/svmlight text (memory-mapped or streamed, parsed in parallel),
+// NDJSON, and acfcd's own binary cache, which loads by mmap with no parsing.
+//
+// The import path ends in /io; the package is named dataio so that it does
+// not shadow the standard library's io in files that use both.
+package dataio
+
+import "fmt"
+
+// Dataset is a sparse matrix in CSR form with one label per row.
+//
+// Row i holds Index[RowPtr[i]:RowPtr[i+1]] (0-based feature numbers,
+// strictly increasing) and the matching values. Exactly one of Value and
+// Value32 is non-nil (Value32 when loaded with Options.Float32).
+type Dataset struct {
+	Rows     int
+	Features int // number of columns: 1 + the largest 0-based index seen
+	RowPtr   []int64
+	Index    []int32
+	Value    []float64
+	Value32  []float32
+	Label    []float64
+	QID      []int64 // per row, only with Options.KeepQID and when the input had qid: tokens
+
+	Source     string // what was read: a path, "stdin", ...
+	InputBytes int64  // bytes of text parsed (decompressed), or the cache file's size
+
+	release func() error // unmaps a cache file the slices point into
+}
+
+// NNZ is the number of stored non-zeros.
+func (d *Dataset) NNZ() int64 { return d.RowPtr[d.Rows] }
+
+// Row returns the indices and float64 values of row i. It panics if the
+// dataset holds float32 values.
+func (d *Dataset) Row(i int) ([]int32, []float64) {
+	a, b := d.RowPtr[i], d.RowPtr[i+1]
+	return d.Index[a:b:b], d.Value[a:b:b]
+}
+
+// Close releases a memory-mapped cache. The slices must not be used after.
+// It is safe to call on any dataset, more than once.
+func (d *Dataset) Close() error {
+	if d.release == nil {
+		return nil
+	}
+	f := d.release
+	d.release = nil
+	return f()
+}
+
+// Options control how data is read. The zero value reads 1-based libsvm
+// text, float64 values, and drops qid: tokens.
+type Options struct {
+	ZeroBased bool   // indices in the file start at 0 instead of 1
+	Float32   bool   // store values as float32 (half the value memory)
+	KeepQID   bool   // keep qid:N tokens in Dataset.QID instead of ignoring them
+	Threads   int    // parser goroutines; 0 means runtime.GOMAXPROCS(0)
+	Format    string // "" (detect), "libsvm", "ndjson" or "cache"
+	// MaxFeatures caps the feature count a file may declare by its indices;
+	// 0 means the int32 limit. A larger index is an error, not an allocation.
+	MaxFeatures int
+}
+
+// ParseError locates a problem in a text input.
+type ParseError struct {
+	File   string
+	Line   int // 1-based
+	Column int // 1-based byte column; 0 when it does not apply
+	Msg    string
+}
+
+func (e *ParseError) Error() string {
+	if e.Column > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
