@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/acfcd/acfcd/internal/atomicfile"
+	dataio "github.com/acfcd/acfcd/io"
+	"github.com/acfcd/acfcd/solver"
+)
+
+func runPredict(stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("predict", stderr)
+	prob := fs.Int("b", 0, "1: write probability estimates (logistic regression models only)")
+	quiet := fs.Bool("q", false, "quiet: do not print the accuracy")
+	var df dataFlags
+	df.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 3 {
+		fs.Usage()
+		return usagef("predict takes DATA, MODEL and OUT")
+	}
+	if *prob != 0 && *prob != 1 {
+		return usagef("-b %d: must be 0 or 1", *prob)
+	}
+	m, err := solver.LoadModel(fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	if *prob == 1 && m.SolverType != "L2R_LR" && m.SolverType != "L2R_LR_DUAL" && m.SolverType != "L1R_LR" {
+		return fmt.Errorf("%s: probability output (-b 1) is only for logistic regression models, not %s", fs.Arg(1), m.SolverType)
+	}
+	opt := df.options()
+	opt.Float32 = false // prediction reads float64 rows
+	d, err := dataio.Load(fs.Arg(0), opt)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+
+	var correct int
+	var sq, sp, st, spp, stt, spt float64
+	probs := make([]float64, max(1, len(m.Labels)))
+	err = atomicfile.Write(fs.Arg(2), func(w *bufio.Writer) error {
+		if *prob == 1 {
+			w.WriteString("labels")
+			for _, l := range m.Labels {
+				fmt.Fprintf(w, " %g", l)
+			}
+			w.WriteByte('\n')
+		}
+		buf := make([]byte, 0, 64)
+		for i := 0; i < d.Rows; i++ {
+			idx, val := d.Row(i)
+			y := m.Predict(idx, val)
+			buf = strconv.AppendFloat(buf[:0], y, 'g', -1, 64)
+			w.Write(buf)
+			if *prob == 1 {
+				if err := m.Probability(idx, val, probs); err != nil {
+					return err
+				}
+				for _, p := range probs {
+					fmt.Fprintf(w, " %g", p)
+				}
+			}
+			w.WriteByte('\n')
+			t := d.Label[i]
+			if y == t {
+				correct++
+			}
+			sq += (y - t) * (y - t)
+			sp += y
+			st += t
+			spp += y * y
+			stt += t * t
+			spt += y * t
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if *quiet || d.Rows == 0 {
+		return nil
+	}
+	if m.IsClassifier() {
+		fmt.Fprintf(stdout, "Accuracy = %g%% (%d/%d)\n", 100*float64(correct)/float64(d.Rows), correct, d.Rows)
+		return nil
+	}
+	n := float64(d.Rows)
+	fmt.Fprintf(stdout, "Mean squared error = %g (regression)\n", sq/n)
+	fmt.Fprintf(stdout, "Squared correlation coefficient = %g (regression)\n",
+		(n*spt-sp*st)*(n*spt-sp*st)/((n*spp-sp*sp)*(n*stt-st*st)))
+	return nil
+}

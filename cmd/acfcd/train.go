@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/acfcd/acfcd/solver"
+	dataio "github.com/acfcd/acfcd/io"
+)
+
+// solverNames maps liblinear's -s numbers to what acfcd implements.
+var solverNames = map[int]string{
+	1: "L2R_L2LOSS_SVC_DUAL",
+	3: "L2R_L1LOSS_SVC_DUAL",
+	7: "L2R_LR_DUAL",
+}
+
+// splitWeightFlags removes liblinear's -wLABEL WEIGHT pairs from args, which
+// the flag package cannot express, and returns them as a label → weight map.
+func splitWeightFlags(args []string) ([]string, map[float64]float64, error) {
+	var rest []string
+	var weights map[float64]float64
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-w") || len(a) == 2 || !isNumberStart(a[2]) {
+			rest = append(rest, a)
+			continue
+		}
+		label, err := strconv.ParseFloat(a[2:], 64)
+		if err != nil || label != math.Trunc(label) {
+			return nil, nil, usagef("%s: class label in -wi must be an integer", a)
+		}
+		if i+1 >= len(args) {
+			return nil, nil, usagef("%s needs a weight", a)
+		}
+		w, err := strconv.ParseFloat(args[i+1], 64)
+		if err != nil || !(w > 0) || math.IsInf(w, 0) {
+			return nil, nil, usagef("%s %s: the weight must be a positive number", a, args[i+1])
+		}
+		if weights == nil {
+			weights = map[float64]float64{}
+		}
+		weights[label] = w
+		i++
+	}
+	return rest, weights, nil
+}
+
+func isNumberStart(c byte) bool { return c == '-' || c == '+' || (c >= '0' && c <= '9') }
+
+type trainFlags struct {
+	solver    int
+	c         float64
+	eps       float64
+	bias      float64
+	folds     int
+	quiet     bool
+	sel       string
+	seed      uint64
+	report    string
+	maxEpochs int
+	data      dataFlags
+}
+
+func (t *trainFlags) params(weights map[float64]float64) solver.Params {
+	return solver.Params{Solver: t.solver, C: t.c, Eps: t.eps, Bias: t.bias, Weights: weights,
+		Select: t.sel, Seed: t.seed, MaxEpochs: t.maxEpochs}
+}
+
+func runTrain(stdout, stderr io.Writer, args []string) error {
+	args, weights, err := splitWeightFlags(args)
+	if err != nil {
+		return err
+	}
+	fs := newFlagSet("train", stderr)
+	var t trainFlags
+	fs.IntVar(&t.solver, "s", 1, "solver as liblinear: 1 L2-loss SVM (dual), 3 L1-loss SVM (dual), 7 logistic regression (dual)")
+	fs.Float64Var(&t.c, "c", 1, "cost C")
+	fs.Float64Var(&t.eps, "e", 0, "stop when the largest KKT violation is below this (default 0.1, as liblinear)")
+	fs.Float64Var(&t.bias, "B", -1, "bias: if >= 0, every example gets an extra feature of this value")
+	fs.IntVar(&t.folds, "v", 0, "n-fold cross validation: report accuracy instead of writing a model")
+	fs.BoolVar(&t.quiet, "q", false, "quiet: no training summary")
+	fs.StringVar(&t.sel, "select", "acf", "coordinate selection: acf, uniform, shrink or acf+shrink")
+	fs.Uint64Var(&t.seed, "seed", 1, "random seed (same seed, same model)")
+	fs.StringVar(&t.report, "report", "", "json: print the training report as one JSON object on the last line of stdout")
+	fs.IntVar(&t.maxEpochs, "max-epochs", 0, "cap on epochs (default 1000, as liblinear 2.3)")
+	t.data.register(fs)
+	fs.Usage = trainUsage(fs, stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 {
+		fs.Usage()
+		return usagef("train takes DATA and an optional MODEL")
+	}
+	if _, ok := solverNames[t.solver]; !ok {
+		return usagef("-s %d: unknown solver (acfcd implements -s 1, 3 and 7)", t.solver)
+	}
+	if t.report != "" && t.report != "json" {
+		return usagef("--report %q: the only report format is json", t.report)
+	}
+	if t.folds == 1 || t.folds < 0 {
+		return usagef("-v %d: n-fold cross validation needs n >= 2", t.folds)
+	}
+	dataPath := fs.Arg(0)
+	modelPath := filepath.Base(dataPath) + ".model"
+	if fs.NArg() == 2 {
+		modelPath = fs.Arg(1)
+	}
+
+	d, err := dataio.Load(dataPath, t.data.options())
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	p := t.params(weights)
+	if isTerminal(stderr) && !t.quiet {
+		p.Progress = func(pr solver.Progress) {
+			fmt.Fprintf(stderr, "\rclass %d epoch %d violation %.3g objective %.10g   ", pr.Class, pr.Epoch, pr.Violation, pr.Objective)
+		}
+	}
+
+	if t.folds > 0 {
+		return crossValidate(ctx, stdout, d, p, t.folds)
+	}
+
+	m, res, err := solver.Train(ctx, d, p)
+	if p.Progress != nil {
+		fmt.Fprintln(stderr)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Cancelled {
+		return fmt.Errorf("training interrupted after %d epochs: the model is not converged and was not saved", res.Epochs)
+	}
+	if !t.quiet {
+		printSummary(stdout, res)
+	}
+	if res.HitEpochCap {
+		fmt.Fprintf(stderr, "acfcd: warning: reached the cap of %d epochs before the violation fell below %g; the model is not converged (raise --max-epochs)\n", res.Epochs, res.Eps)
+	}
+	if err := m.Save(modelPath); err != nil {
+		return err
+	}
+	if t.report == "json" {
+		return writeReport(stdout, res)
+	}
+	return nil
+}
+
+// trainUsage prints the flags with liblinear's -wi, which the flag package
+// does not list because it is parsed separately.
+func trainUsage(fs interface{ PrintDefaults() }, stderr io.Writer) func() {
+	return func() {
+		fmt.Fprintf(stderr, "usage: acfcd train [flags] DATA [MODEL]\n\n")
+		fmt.Fprintf(stderr, "Train a linear model on DATA (libsvm text, .gz/.bz2, NDJSON or a binary cache) and\n")
+		fmt.Fprintf(stderr, "write it in liblinear's model format to MODEL (default: DATA's base name + \".model\").\n\nFlags:\n")
+		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "  -wi weight\n    \tweight of class i: C of class i is weight*C (e.g. -w1 5 -w-1 0.5)\n")
+	}
+}
+
+// printSummary prints what liblinear prints after training.
+func printSummary(w io.Writer, r *solver.Result) {
+	fmt.Fprintf(w, "optimization finished, #iter = %d (%d epochs, %s selection)\n", r.Iterations, r.Epochs, r.Select)
+	fmt.Fprintf(w, "Objective value = %f\n", r.Objective)
+	fmt.Fprintf(w, "max violation = %g, duality gap = %g, nnz(w) = %d, %.3f s\n", r.Violation, r.Gap, r.NNZW, r.Seconds)
+}
+
+// report is the --report json object.
+type report struct {
+	Solver     string  `json:"solver"`
+	Select     string  `json:"select"`
+	C          float64 `json:"C"`
+	Eps        float64 `json:"eps"`
+	Iterations int64   `json:"iterations"`
+	Epochs     int     `json:"epochs"`
+	Operations int64   `json:"operations"`
+	Seconds    float64 `json:"seconds"`
+	Objective  float64 `json:"objective"`
+	Primal     float64 `json:"primal"`
+	Gap        float64 `json:"gap"`
+	Violation  float64 `json:"violation"`
+	NNZW       int     `json:"nnz_w"`
+	Converged  bool    `json:"converged"`
+	EpochCap   bool    `json:"hit_epoch_cap"`
+}
+
+func writeReport(w io.Writer, r *solver.Result) error {
+	b, err := json.Marshal(report{r.Solver, r.Select, r.C, r.Eps, r.Iterations, r.Epochs, r.Operations,
+		r.Seconds, r.Objective, r.Primal, r.Gap, r.Violation, r.NNZW, r.Converged, r.HitEpochCap})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}

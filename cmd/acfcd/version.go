@@ -1,0 +1,34 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"github.com/acfcd/acfcd/kernel"
+)
+
+func runVersion(stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("version", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usagef("version takes no arguments")
+	}
+	version := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		version = bi.Main.Version
+	}
+	names := []string{}
+	for _, im := range kernel.Impls() {
+		names = append(names, im.Name)
+	}
+	fmt.Fprintf(stdout, "acfcd %s %s %s/%s\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(stdout, "cpu       %s\n", kernel.CPUFeatures())
+	fmt.Fprintf(stdout, "kernels   %s\n", strings.Join(names, " "))
+	fmt.Fprintf(stdout, "chosen    %s\n", kernel.Active().Name)
+	return nil
+}

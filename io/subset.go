@@ -1,0 +1,36 @@
+package dataio
+
+// Subset returns a new dataset holding the given rows of d, in that order,
+// with d's feature count. The arrays are copied; d is unchanged.
+func (d *Dataset) Subset(rows []int) *Dataset {
+	var nnz int64
+	for _, i := range rows {
+		nnz += d.RowPtr[i+1] - d.RowPtr[i]
+	}
+	s := &Dataset{Rows: len(rows), Features: d.Features, Source: d.Source,
+		RowPtr: make([]int64, len(rows)+1), Index: make([]int32, 0, nnz),
+		Label: make([]float64, len(rows))}
+	if d.Value != nil {
+		s.Value = make([]float64, 0, nnz)
+	} else {
+		s.Value32 = make([]float32, 0, nnz)
+	}
+	if d.QID != nil {
+		s.QID = make([]int64, len(rows))
+	}
+	for k, i := range rows {
+		a, b := d.RowPtr[i], d.RowPtr[i+1]
+		s.Index = append(s.Index, d.Index[a:b]...)
+		if d.Value != nil {
+			s.Value = append(s.Value, d.Value[a:b]...)
+		} else {
+			s.Value32 = append(s.Value32, d.Value32[a:b]...)
+		}
+		s.RowPtr[k+1] = int64(len(s.Index))
+		s.Label[k] = d.Label[i]
+		if d.QID != nil {
+			s.QID[k] = d.QID[i]
+		}
+	}
+	return s
+}
