@@ -4,6 +4,38 @@
 //
 // The import path ends in /io; the package is named dataio so that it does
 // not shadow the standard library's io in files that use both.
+//
+// # libsvm text
+//
+// One example per line:
+//
+//	<label> [qid:<n>] <index>:<value> <index>:<value> ... [# comment]
+//
+// where
+//
+//   - label is a decimal float such as 1, +1, -1, 1.0, -1e0 or 0.25.
+//   - index is a decimal integer, at least 1 (at least 0 with
+//     Options.ZeroBased; it is stored 0-based either way); leading zeros
+//     are allowed, signs are not. Indices must increase strictly within a
+//     line. Features is 1 + the largest 0-based index; at most
+//     math.MaxInt32 features, or Options.MaxFeatures when set.
+//   - value is any float strconv.ParseFloat accepts (decimal, exponent,
+//     hex), but not NaN or ±Inf, or a value that overflows float64 (or
+//     float32 with Options.Float32). Plain decimals are converted without
+//     strconv, with bit-identical results.
+//   - qid:<n> (an int64) may come once, directly after the label. It is
+//     ignored unless Options.KeepQID is set; then Dataset.QID holds one
+//     entry per row (0 for rows without one), or stays nil when the input
+//     has no qid: at all.
+//   - Tokens are separated by spaces or tabs (also CR, VT, FF; several in
+//     a row are fine). '#' starts a comment running to the end of the line,
+//     anywhere on it. Lines end in LF or CRLF; the last may lack its line
+//     end. Blank and comment-only lines are skipped and are not rows; a
+//     line with only a label is a row without features.
+//
+// Any other text is an error, reported as a *ParseError with the line and
+// byte column of the first problem in the file. An input without any row
+// is an error wrapping ErrNoData.
 package dataio
 
 import "fmt"

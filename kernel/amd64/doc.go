@@ -1,23 +1,32 @@
 // Package amd64 holds the x86-64 assembly kernels behind package kernel:
 // an AVX2+FMA set and an AVX-512 set. The functions are declared only on
-// amd64 (files *_amd64.go / *_amd64.s); this file, which has no build
-// constraint, lets the package exist (empty) on every architecture.
+// amd64 (files *_amd64.go / *_amd64.s) and not with the purego build tag;
+// this file, which has no build constraint, lets the package exist (empty)
+// everywhere else.
 //
-// Callers must check the CPU before calling: the AVX2 functions need AVX2
-// and FMA3, the AVX-512 ones AVX512F and AVX512VL. Package kernel does
-// that once at start-up with github.com/klauspost/cpuid/v2.
+// Callers must check the CPU first: the AVX2 functions need AVX2 and FMA3,
+// the AVX-512 ones AVX512F and AVX512VL. Package kernel does that once at
+// start-up with github.com/klauspost/cpuid/v2.
 //
-// Memory safety. Every function here is safe for any slice arguments: the
-// element count is min(len(idx), len(val)) (or as documented), and an index
-// j with j < 0 or j >= len(w) is never dereferenced. Functions that take an
-// index vector return ok=false when they meet such an index; the Go loop
-// each one replaces would have panicked there. Functions that write to w
-// stop at the first bad group, having updated only in-range elements
-// before it. Summation order differs from the Go loop, so results agree
-// with it to rounding, not bit for bit, and an FMA is rounded once.
+// Memory safety. Every function here is safe for any slice arguments:
+// the element count is min(len(idx), len(val)), and an index j with j < 0
+// or j >= len(w) (for the K forms: j >= len(W)/K) is never dereferenced.
+// Such an index makes the function return ok=false instead of the
+// panic of the Go loop it replaces: the gathers are masked by the range
+// check (the lanes that fail it are not loaded) and the flag is tested at
+// the end; the functions that store check each index before its store and
+// stop there, having updated the elements before it.
 //
-// Indices are expected to be strictly increasing, as package kernel's
-// contract says. The functions stay memory safe if they are not, but the
-// vector scatter forms may then lose an update when a group of lanes holds
-// the same index twice.
+// Results agree with the Go loops to rounding: the dot products sum in a
+// different order and use FMA; the Axpy forms round like the Go loop and
+// are bit for bit equal to it. Indices are expected to be strictly
+// increasing, as package kernel's contract says, but nothing here relies on
+// it: repeated indices are summed or updated in order.
+//
+// Note for anyone editing the assembly: Go assembles MOVQ/MOVSD to an X
+// register as legacy SSE, and on this CPU family an SSE instruction
+// executed while the upper halves of the YMM registers are dirty cost
+// about 150 ns per call here. The kernels use VMOVQ inside AVX code and
+// only use SSE moves before the first VEX.256 instruction or after
+// VZEROUPPER.
 package amd64

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/bzip2"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// dataset is one benchmark problem as plain libsvm text on disk, the file
+// that every tool reads (so that every timing includes parsing it).
+type dataset struct {
+	Name string
+	Path string // plain text training file
+	Test string // plain text held-out file, "" if the set has none
+}
+
+// workspace owns the directory of decompressed and derived files.
+type workspace struct {
+	dir   string
+	temp  bool // remove dir at the end
+	data  string
+	quiet bool
+}
+
+func newWorkspace(o *options) (*workspace, error) {
+	w := &workspace{data: o.DataDir, quiet: o.Quiet}
+	if o.WorkDir != "" {
+		if err := os.MkdirAll(o.WorkDir, 0o755); err != nil {
+			return nil, err
+		}
+		w.dir = o.WorkDir
+		return w, nil
+	}
+	d, err := os.MkdirTemp("", "acfcd-bench-")
+	if err != nil {
+		return nil, err
+	}
+	w.dir, w.temp = d, true
+	return w, nil
+}
+
+// Close removes the temp directory (a -workdir is kept).
+func (w *workspace) Close() error {
+	if w.temp {
+		return os.RemoveAll(w.dir)
+	}
+	return nil
+}
+
+// path returns a file name inside the workspace.
+func (w *workspace) path(name string) string { return filepath.Join(w.dir, name) }
+
+// prepare finds set name in the data directory and returns it as plain
+// text, decompressing or deriving it once. news20bin is news20 with
+// classes 1–10 relabelled +1 and 11–20 relabelled −1. A held-out file is
+// looked up as NAME_test or NAME.t.
+func (w *workspace) prepare(name string) (*dataset, error) {
+	ds := &dataset{Name: name}
+	var err error
+	if name == "news20bin" {
+		ds.Path, err = w.derive("news20", "news20bin.svm", news20Binary)
+	} else {
+		ds.Path, err = w.plain(name, true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range []string{name + "_test", name + ".t"} {
+		if p, err := w.plain(t, false); err == nil {
+			ds.Test = p
+			break
+		}
+	}
+	return ds, nil
+}
+
+// find returns the file of set name in the data directory.
+func (w *workspace) find(name string) (string, error) {
+	for _, suf := range []string{"", ".svm", ".bz2", ".svm.bz2", ".gz", ".svm.gz"} {
+		p := filepath.Join(w.data, name+suf)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("data set %q not found in %s (tried NAME, NAME.svm, NAME[.svm].bz2, NAME[.svm].gz)", name, w.data)
+}
+
+// plain returns a plain-text copy of set name: the file itself when it is
+// not compressed, else a decompressed copy in the workspace.
+func (w *workspace) plain(name string, verbose bool) (string, error) {
+	src, err := w.find(name)
+	if err != nil {
+		return "", err
+	}
+	comp, err := compression(src)
+	if err != nil {
+		return "", err
+	}
+	if comp == "" {
+		return src, nil
+	}
+	dst := w.path(name + ".svm")
+	if fresh(dst, src) {
+		return dst, nil
+	}
+	if verbose && !w.quiet {
+		fmt.Fprintf(os.Stderr, "decompressing %s\n", src)
+	}
+	return dst, writeAtomic(dst, func(out io.Writer) error { return decompress(src, comp, out) })
+}
+
+// derive writes dst (in the workspace) by passing the decompressed text of
+// set src through fn, once.
+func (w *workspace) derive(src, dst string, fn func(io.Reader, io.Writer) error) (string, error) {
+	in, err := w.find(src)
+	if err != nil {
+		return "", err
+	}
+	out := w.path(dst)
+	if fresh(out, in) {
+		return out, nil
+	}
+	if !w.quiet {
+		fmt.Fprintf(os.Stderr, "deriving %s from %s\n", dst, in)
+	}
+	comp, err := compression(in)
+	if err != nil {
+		return "", err
+	}
+	return out, writeAtomic(out, func(wr io.Writer) error {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(decompress(in, comp, pw)) }()
+		err := fn(pr, wr)
+		pr.CloseWithError(errors.New("stopped"))
+		return err
+	})
+}
+
+// fresh reports whether dst exists and is newer than src.
+func fresh(dst, src string) bool {
+	d, err := os.Stat(dst)
+	if err != nil {
+		return false
+	}
+	s, err := os.Stat(src)
+	return err == nil && !d.ModTime().Before(s.ModTime())
+}
+
+// compression returns "bz2", "gz" or "" from the file's magic bytes.
+func compression(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var head [3]byte
+	n, _ := io.ReadFull(f, head[:])
+	switch {
+	case n >= 3 && string(head[:3]) == "BZh":
+		return "bz2", nil
+	case n >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+		return "gz", nil
+	}
+	return "", nil
+}
+
+// decompress writes the decompressed content of path to out, with the
+// system's bzip2/gzip when present (faster) and Go's readers otherwise.
+func decompress(path, comp string, out io.Writer) error {
+	tool := map[string]string{"bz2": "bzip2", "gz": "gzip"}[comp]
+	if p, err := exec.LookPath(tool); err == nil {
+		cmd := exec.Command(p, "-dc", path)
+		cmd.Stdout = out
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%s -dc %s: %v: %s", tool, path, err, strings.TrimSpace(stderr.String()))
+		}
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var r io.Reader
+	if comp == "bz2" {
+		r = bzip2.NewReader(bufio.NewReaderSize(f, 1<<20))
+	} else {
+		z, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<20))
+		if err != nil {
+			return err
+		}
+		defer z.Close()
+		r = z
+	}
+	_, err = io.Copy(out, r)
+	return err
+}
+
+// writeAtomic writes path through fn via a temporary file and a rename, so
+// that an interrupted run never leaves a truncated file to be reused.
+func writeAtomic(path string, fn func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	err = fn(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// news20Binary copies news20 text, relabelling classes 1–10 as +1 and
+// 11–20 as −1. The features are copied byte for byte.
+func news20Binary(r io.Reader, w io.Writer) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimLeft(sc.Bytes(), " \t")
+		if len(b) == 0 {
+			continue
+		}
+		end := bytes.IndexAny(b, " \t")
+		if end < 0 {
+			end = len(b)
+		}
+		lab, err := strconv.ParseFloat(string(b[:end]), 64)
+		if err != nil || lab < 1 || lab > 20 || lab != float64(int(lab)) {
+			return fmt.Errorf("news20 line %d: label %q is not a class 1..20", line, b[:end])
+		}
+		out := "-1"
+		if lab <= 10 {
+			out = "+1"
+		}
+		if _, err := io.WriteString(w, out); err != nil {
+			return err
+		}
+		if _, err := w.Write(b[end:]); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// llOutput is what a liblinear-train process printed on stdout.
+//
+// liblinear's dual solvers print, once per one-vs-rest subproblem,
+//
+//	optimization finished, #iter = N
+//	Objective value = X        (printf "%lf": six decimals)
+//
+// where X is the minimised dual in the same convention as
+// solver.Result.Objective: for -s 1/3 solve_l2r_l1l2_svc prints v/2 with
+// v = ‖w‖² + Σ α_i(α_i·D_ii − 2), i.e. ½αᵀ(Q+D)α − Σα; for -s 7
+// solve_l2r_lr_dual prints ½‖w‖² + Σ[α log α + (C−α) log(C−α) − C log C].
+// Both are ≤ 0 and minus the dual function, so primal + X = duality gap.
+type llOutput struct {
+	Iter      int64   // Σ #iter over subproblems (outer sweeps)
+	Subprobs  int     // number of "optimization finished" lines
+	Objective float64 // Σ "Objective value" over subproblems
+	NObj      int     // number of "Objective value" lines
+	// Capped: "WARNING: reaching max number of iterations" was printed
+	// (2.3.0: after 1000 sweeps; 2.50: after 300, see Switched).
+	Capped bool
+	// Switched is set when liblinear ≥ 2.42 gave up on the dual after
+	// its cap and re-solved the primal ("Switching to use -s 2" for -s 1,
+	// "-s 0" for -s 7): the model is then the primal solver's and the
+	// printed dual objective is the one at the cap, not at the model.
+	Switched string
+}
+
+var (
+	reIter     = regexp.MustCompile(`optimization finished, #iter = (\d+)`)
+	reObj      = regexp.MustCompile(`Objective value = (\S+)`)
+	reCap      = regexp.MustCompile(`WARNING: reaching max number of iterations`)
+	reSwitched = regexp.MustCompile(`Switching to use (-s \d+)`)
+)
+
+// parseLiblinearOutput extracts the counters of a liblinear-train run.
+func parseLiblinearOutput(out string) (llOutput, error) {
+	var r llOutput
+	for _, m := range reIter.FindAllStringSubmatch(out, -1) {
+		n, err := strconv.ParseInt(m[1], 10, 64)
+		if err != nil {
+			return r, err
+		}
+		r.Iter += n
+		r.Subprobs++
+	}
+	for _, m := range reObj.FindAllStringSubmatch(out, -1) {
+		v, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			return r, fmt.Errorf("objective %q: %w", m[1], err)
+		}
+		r.Objective += v
+		r.NObj++
+	}
+	r.Capped = reCap.MatchString(out)
+	if m := reSwitched.FindStringSubmatch(out); m != nil {
+		r.Switched = m[1]
+	}
+	if r.Subprobs == 0 {
+		return r, errors.New("no \"optimization finished\" line in its output")
+	}
+	return r, nil
+}
+
+// fmtArg formats a number as a command-line argument, exactly.
+func fmtArg(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// trainArgs are liblinear-train's arguments for one configuration.
+func trainArgs(s int, c, eps, bias float64, data, model string) []string {
+	args := []string{"-s", strconv.Itoa(s), "-c", fmtArg(c), "-e", fmtArg(eps)}
+	if bias >= 0 {
+		args = append(args, "-B", fmtArg(bias))
+	}
+	return append(args, data, model)
+}
+
+// procResult is one finished (or killed) process.
+type procResult struct {
+	Seconds  float64 // wall time from start to exit
+	CPU      float64 // user + system seconds
+	Output   string  // stdout and stderr
+	TimedOut bool
+}
+
+// runProcess runs bin with args under the deadline of ctx; a process
+// still running at the deadline is killed and reported as TimedOut.
+func runProcess(ctx context.Context, bin string, args ...string) (procResult, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	r := procResult{Seconds: time.Since(start).Seconds(), Output: out.String()}
+	if ps := cmd.ProcessState; ps != nil {
+		r.CPU = (ps.UserTime() + ps.SystemTime()).Seconds()
+	}
+	if ctx.Err() != nil {
+		r.TimedOut = true
+		return r, nil
+	}
+	if err != nil {
+		return r, fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, tail(r.Output, 800))
+	}
+	return r, nil
+}
+
+// tail returns the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+// predictLabels runs liblinear-predict on test with model and returns the
+// predicted labels, one per test row.
+func predictLabels(ctx context.Context, bin, test, model, outPath string) ([]float64, error) {
+	r, err := runProcess(ctx, bin, test, model, outPath)
+	if err != nil {
+		return nil, err
+	}
+	if r.TimedOut {
+		return nil, errors.New("liblinear-predict timed out")
+	}
+	b, err := os.ReadFile(outPath)
+	if err != nil {
+		return nil, err
+	}
+	var labels []float64
+	for _, f := range strings.Fields(string(b)) {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", outPath, err)
+		}
+		labels = append(labels, v)
+	}
+	return labels, nil
+}

@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package dataio
+
+const mapPopulate = 0

@@ -1,0 +1,687 @@
+package dataio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// cnDiff describes the first difference between two datasets, comparing
+// floats bit for bit; "" when they are identical (Source, InputBytes and
+// release are ignored).
+func cnDiff(a, b *Dataset) string {
+	if a.Rows != b.Rows || a.Features != b.Features {
+		return fmt.Sprintf("shape %dx%d vs %dx%d", a.Rows, a.Features, b.Rows, b.Features)
+	}
+	if d := cnDiffSlice("RowPtr", a.RowPtr, b.RowPtr, func(x int64) uint64 { return uint64(x) }); d != "" {
+		return d
+	}
+	if d := cnDiffSlice("Index", a.Index, b.Index, func(x int32) uint64 { return uint64(x) }); d != "" {
+		return d
+	}
+	if (a.Value == nil) != (b.Value == nil) || (a.Value32 == nil) != (b.Value32 == nil) {
+		return fmt.Sprintf("value storage: Value nil %v/%v, Value32 nil %v/%v", a.Value == nil, b.Value == nil, a.Value32 == nil, b.Value32 == nil)
+	}
+	if d := cnDiffSlice("Value", a.Value, b.Value, math.Float64bits); d != "" {
+		return d
+	}
+	if d := cnDiffSlice("Value32", a.Value32, b.Value32, func(x float32) uint64 { return uint64(math.Float32bits(x)) }); d != "" {
+		return d
+	}
+	if d := cnDiffSlice("Label", a.Label, b.Label, math.Float64bits); d != "" {
+		return d
+	}
+	if (a.QID == nil) != (b.QID == nil) {
+		return fmt.Sprintf("QID nil %v vs %v", a.QID == nil, b.QID == nil)
+	}
+	return cnDiffSlice("QID", a.QID, b.QID, func(x int64) uint64 { return uint64(x) })
+}
+
+func cnDiffSlice[T any](name string, a, b []T, bits func(T) uint64) string {
+	if len(a) != len(b) {
+		return fmt.Sprintf("%s: length %d vs %d", name, len(a), len(b))
+	}
+	for i := range a {
+		if bits(a[i]) != bits(b[i]) {
+			return fmt.Sprintf("%s[%d]: %v vs %v", name, i, a[i], b[i])
+		}
+	}
+	return ""
+}
+
+// cnRandomDataset builds a valid random dataset; emptyEvery > 0 makes every
+// such row empty.
+func cnRandomDataset(r *rand.Rand, rows, features int, f32, qid bool, emptyEvery int) *Dataset {
+	d := &Dataset{Rows: rows, Features: features, RowPtr: make([]int64, 1, rows+1), Label: make([]float64, rows)}
+	if f32 {
+		d.Value32 = []float32{}
+	} else {
+		d.Value = []float64{}
+	}
+	if qid {
+		d.QID = make([]int64, rows)
+	}
+	for i := 0; i < rows; i++ {
+		d.Label[i] = float64(r.IntN(3) - 1)
+		if qid {
+			d.QID[i] = int64(i / 3)
+		}
+		if emptyEvery == 0 || i%emptyEvery != 0 {
+			for j := 0; j < features; j++ {
+				if r.IntN(3) == 0 {
+					d.Index = append(d.Index, int32(j))
+					v := r.NormFloat64() * math.Pow(10, float64(r.IntN(20)-10))
+					if f32 {
+						d.Value32 = append(d.Value32, float32(v))
+					} else {
+						d.Value = append(d.Value, v)
+					}
+				}
+			}
+		}
+		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
+	}
+	return d
+}
+
+func cnWriteTemp(t testing.TB, d *Dataset) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "data.acf")
+	if err := WriteCache(path, d); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// cnBigF is the largest feature count: 2^31 (indices up to MaxInt32), or
+// MaxInt32 where int has 32 bits.
+const cnBigF = int(min(int64(math.MaxInt), 1<<31))
+
+func TestCacheRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	cases := []struct {
+		name string
+		d    *Dataset
+	}{
+		{"float64", cnRandomDataset(r, 50, 20, false, false, 0)},
+		{"float32", cnRandomDataset(r, 50, 20, true, false, 0)},
+		{"float64+qid", cnRandomDataset(r, 40, 7, false, true, 0)},
+		{"float32+qid+empty rows", cnRandomDataset(r, 40, 7, true, true, 3)},
+		{"all rows empty", cnRandomDataset(r, 5, 0, false, false, 1)},
+		{"zero rows", &Dataset{RowPtr: []int64{0}, Value: []float64{}, Label: []float64{}}},
+		{"zero rows, nil slices", &Dataset{RowPtr: []int64{0}}},
+		{"largest feature count", &Dataset{Rows: 1, Features: cnBigF, RowPtr: []int64{0, 2}, Index: []int32{0, int32(cnBigF - 1)}, Value: []float64{1, -2}, Label: []float64{1}}},
+		{"features beyond indices", &Dataset{Rows: 1, Features: 1000, RowPtr: []int64{0, 1}, Index: []int32{3}, Value: []float64{1}, Label: []float64{1}}},
+	}
+	for _, tc := range cases {
+		for _, force := range []bool{false, true} {
+			for _, f32 := range []bool{false, true} {
+				for _, keep := range []bool{false, true} {
+					name := fmt.Sprintf("%s/decode=%v/float32=%v/qid=%v", tc.name, force, f32, keep)
+					t.Run(name, func(t *testing.T) {
+						cacheForceDecode = force
+						defer func() { cacheForceDecode = false }()
+						path := cnWriteTemp(t, tc.d)
+						got, err := openCache(path, Options{Float32: f32, KeepQID: keep, Threads: 2})
+						if err != nil {
+							t.Fatal(err)
+						}
+						defer got.Close()
+						want := cnExpected(tc.d, f32, keep)
+						if diff := cnDiff(got, want); diff != "" {
+							t.Fatal(diff)
+						}
+						st, _ := os.Stat(path)
+						if got.Source != path || got.InputBytes != st.Size() {
+							t.Errorf("Source %q InputBytes %d, want %q %d", got.Source, got.InputBytes, path, st.Size())
+						}
+						if mapped := hostLittleEndian && !force; (got.release != nil) != mapped {
+							t.Errorf("release set %v, want %v (little-endian %v, forced decoding %v)", got.release != nil, mapped, hostLittleEndian, force)
+						}
+						if err := got.Close(); err != nil {
+							t.Fatal(err)
+						}
+						if err := got.Close(); err != nil {
+							t.Fatal(err)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// cnExpected is what loading d with the given options should produce.
+func cnExpected(d *Dataset, f32, keepQID bool) *Dataset {
+	w := *d
+	w.release = nil
+	if w.Index == nil {
+		w.Index = []int32{}
+	}
+	if w.Label == nil {
+		w.Label = []float64{}
+	}
+	if w.Value == nil && w.Value32 == nil {
+		w.Value = []float64{}
+	}
+	switch {
+	case f32 && w.Value != nil:
+		w.Value32 = make([]float32, len(w.Value))
+		for i, v := range w.Value {
+			w.Value32[i] = float32(v)
+		}
+		w.Value = nil
+	case !f32 && w.Value32 != nil:
+		w.Value = make([]float64, len(w.Value32))
+		for i, v := range w.Value32 {
+			w.Value[i] = float64(v)
+		}
+		w.Value32 = nil
+	}
+	if !keepQID {
+		w.QID = nil
+	}
+	return &w
+}
+
+func cnSmallCache(t testing.TB) []byte {
+	r := rand.New(rand.NewPCG(3, 4))
+	d := cnRandomDataset(r, 12, 9, false, true, 4)
+	b, err := os.ReadFile(cnWriteTemp(t, d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// cnOpenBytes writes b to a temporary file and opens it as a cache.
+func cnOpenBytes(t testing.TB, dir string, b []byte, opt Options) (*Dataset, string, error) {
+	path := filepath.Join(dir, "x.acf")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := openCache(path, opt)
+	return d, path, err
+}
+
+func TestCacheTruncated(t *testing.T) {
+	full := cnSmallCache(t)
+	dir := t.TempDir()
+	for n := 0; n < len(full); n++ {
+		d, path, err := cnOpenBytes(t, dir, full[:n], Options{KeepQID: true})
+		if err == nil {
+			d.Close()
+			t.Fatalf("length %d of %d: loaded", n, len(full))
+		}
+		if msg := err.Error(); !strings.HasPrefix(msg, path+": truncated cache: ") {
+			t.Fatalf("length %d: %v", n, err)
+		}
+	}
+	d, _, err := cnOpenBytes(t, dir, full, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	// Trailing garbage is corruption too.
+	_, _, err = cnOpenBytes(t, dir, append(full, 0), Options{})
+	if err == nil || !strings.Contains(err.Error(), "unexpected bytes after the end") {
+		t.Fatalf("trailing byte: %v", err)
+	}
+}
+
+func TestCacheCorruptBytes(t *testing.T) {
+	full := cnSmallCache(t)
+	le := binary.LittleEndian
+	// Which section (or gap) each byte belongs to.
+	owner := make([]string, len(full))
+	for i := range owner {
+		owner[i] = "padding"
+	}
+	for i := 0; i < cacheHeaderSize; i++ {
+		owner[i] = "header"
+	}
+	for s := 0; s < cacheSections; s++ {
+		e := full[chSections+s*chEntrySize:]
+		off, n := le.Uint64(e), le.Uint64(e[8:])
+		for i := off; i < off+n; i++ {
+			owner[i] = cacheSectionNames[s]
+		}
+	}
+	dir := t.TempDir()
+	for i := range full {
+		for _, mask := range []byte{0x01, 0x80, 0xff} {
+			b := bytes.Clone(full)
+			b[i] ^= mask
+			d, _, err := cnOpenBytes(t, dir, b, Options{KeepQID: true})
+			if err == nil {
+				d.Close()
+				t.Fatalf("byte %d (%s) ^ %#x: loaded", i, owner[i], mask)
+			}
+			msg := err.Error()
+			var want []string
+			switch owner[i] {
+			case "header":
+				want = []string{"header checksum mismatch", "bad magic", "format version"}
+			case "padding":
+				want = []string{"non-zero padding"}
+			default:
+				want = []string{owner[i] + " section checksum mismatch"}
+			}
+			ok := false
+			for _, w := range want {
+				ok = ok || strings.Contains(msg, w)
+			}
+			if !ok {
+				t.Fatalf("byte %d (%s) ^ %#x: %v", i, owner[i], mask, err)
+			}
+		}
+	}
+}
+
+// cnRewriteHeader applies edit to the header of b and fixes the header CRC.
+func cnRewriteHeader(b []byte, edit func(h []byte)) []byte {
+	b = bytes.Clone(b)
+	edit(b[:cacheHeaderSize])
+	binary.LittleEndian.PutUint32(b[chHeaderCRC:], crc32.Checksum(b[:chHeaderCRC], castagnoli))
+	return b
+}
+
+func TestCacheBadHeaders(t *testing.T) {
+	full := cnSmallCache(t)
+	le := binary.LittleEndian
+	cases := []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"wrong magic", append([]byte("ACFCDCSX"), full[8:]...), "not an acfcd binary cache (bad magic)"},
+		{"libsvm text", []byte("1 3:0.5 7:1\n"), "bad magic"},
+		{"future version", cnRewriteHeader(full, func(h []byte) { le.PutUint32(h[chVersion:], 7) }),
+			"cache format version 7 is newer than this build of acfcd reads (version 1)"},
+		{"future version, short file", append([]byte(cacheMagic), 2, 0, 0, 0), "cache format version 2 is newer"},
+		{"version 0", cnRewriteHeader(full, func(h []byte) { le.PutUint32(h[chVersion:], 0) }), "invalid format version 0"},
+		{"unknown flag", cnRewriteHeader(full, func(h []byte) { le.PutUint32(h[chFlags:], 6) }), "unknown header flags"},
+		{"header size", cnRewriteHeader(full, func(h []byte) { le.PutUint32(h[chHeaderSize:], 256) }), "header size"},
+		{"reserved", cnRewriteHeader(full, func(h []byte) { h[180] = 1 }), "reserved header fields"},
+		{"absurd rows", cnRewriteHeader(full, func(h []byte) { le.PutUint64(h[chRows:], 1<<62) }), "rows cannot fit"},
+		{"absurd nnz", cnRewriteHeader(full, func(h []byte) { le.PutUint64(h[chNNZ:], math.MaxUint64) }), "non-zeros cannot fit"},
+		{"absurd features", cnRewriteHeader(full, func(h []byte) { le.PutUint64(h[chFeatures:], 1<<40) }), "exceeds the int32 index limit"},
+		{"huge file size", cnRewriteHeader(full, func(h []byte) { le.PutUint64(h[chFileSize:], math.MaxUint64) }), "truncated cache"},
+		{"rows vs size", cnRewriteHeader(full, func(h []byte) { le.PutUint64(h[chRows:], 13) }), "does not match"},
+		{"float32 flag", cnRewriteHeader(full, func(h []byte) { le.PutUint32(h[chFlags:], cacheFlagFloat32|cacheFlagQID) }), "does not match"},
+		{"section offset", cnRewriteHeader(full, func(h []byte) { le.PutUint64(h[chSections+chEntrySize:], 0) }), "Index section at offset 0"},
+		{"features too small", cnRewriteHeader(full, func(h []byte) { le.PutUint64(h[chFeatures:], 3) }), "is not below the feature count 3"},
+	}
+	dir := t.TempDir()
+	for _, tc := range cases {
+		d, path, err := cnOpenBytes(t, dir, tc.b, Options{})
+		if err == nil {
+			d.Close()
+			t.Errorf("%s: loaded", tc.name)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), path+": ") {
+			t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
+		}
+	}
+	if isCache(full[:7]) || !isCache(full[:8]) || isCache([]byte("1 1:1\n")) {
+		t.Error("isCache")
+	}
+}
+
+// cnRawCache writes d without WriteCache's checks (valid CRCs, bad data).
+func cnRawCache(t *testing.T, d *Dataset) string {
+	path := filepath.Join(t.TempDir(), "raw.acf")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeCacheTo(f, d); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return path
+}
+
+func TestCacheBadCSR(t *testing.T) {
+	mk := func(features int, rp []int64, idx []int32, val []float64, label []float64) *Dataset {
+		return &Dataset{Rows: len(rp) - 1, Features: features, RowPtr: rp, Index: idx, Value: val, Label: label}
+	}
+	nan := math.NaN()
+	cases := []struct {
+		name string
+		d    *Dataset
+		want string
+	}{
+		{"RowPtr[0]", mk(5, []int64{1, 2}, []int32{0, 1}, []float64{1, 1}, []float64{1}), "RowPtr[0] is 1"},
+		{"RowPtr decreases", mk(5, []int64{0, 2, 1, 3}, []int32{0, 1, 2}, []float64{1, 1, 1}, []float64{1, 1, 1}), "row 1: RowPtr decreases"},
+		{"index range", mk(5, []int64{0, 1, 2}, []int32{0, 5}, []float64{1, 1}, []float64{1, 1}), "row 1: feature index 5 is not below the feature count 5"},
+		{"negative index", mk(5, []int64{0, 2}, []int32{-1, 2}, []float64{1, 1}, []float64{1}), "row 0: negative feature index -1"},
+		{"unsorted", mk(5, []int64{0, 2}, []int32{3, 2}, []float64{1, 1}, []float64{1}), "row 0: feature indices not strictly increasing (2 after 3)"},
+		{"duplicate", mk(5, []int64{0, 0, 2}, []int32{2, 2}, []float64{1, 1}, []float64{1, 1}), "row 1: feature indices not strictly increasing (2 after 2)"},
+		{"NaN value", mk(5, []int64{0, 0, 0, 2}, []int32{1, 2}, []float64{1, nan}, []float64{1, 1, 1}), "row 2: value NaN is not finite"},
+		{"Inf value", mk(5, []int64{0, 1}, []int32{1}, []float64{math.Inf(-1)}, []float64{1}), "row 0: value -Inf is not finite"},
+		{"Inf label", mk(5, []int64{0, 1, 1}, []int32{1}, []float64{1}, []float64{1, math.Inf(1)}), "row 1: label +Inf is not finite"},
+	}
+	f32NaN := &Dataset{Rows: 1, Features: 3, RowPtr: []int64{0, 1}, Index: []int32{2}, Value32: []float32{float32(nan)}, Label: []float64{0}}
+	cases = append(cases, struct {
+		name string
+		d    *Dataset
+		want string
+	}{"float32 NaN", f32NaN, "row 0: value NaN is not finite"})
+	for _, tc := range cases {
+		for _, force := range []bool{false, true} {
+			cacheForceDecode = force
+			path := cnRawCache(t, tc.d)
+			d, err := openCache(path, Options{Threads: 3})
+			cacheForceDecode = false
+			if err == nil {
+				d.Close()
+				t.Errorf("%s: loaded", tc.name)
+				continue
+			}
+			if !strings.Contains(err.Error(), "corrupt cache: "+tc.want) {
+				t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
+			}
+			// WriteCache refuses the same dataset.
+			err = WriteCache(filepath.Join(t.TempDir(), "w.acf"), tc.d)
+			if err == nil || !strings.Contains(err.Error(), "invalid dataset: "+tc.want) {
+				t.Errorf("%s: WriteCache: %v", tc.name, err)
+			}
+		}
+	}
+}
+
+func TestCacheOptions(t *testing.T) {
+	d := &Dataset{Rows: 1, Features: 4, RowPtr: []int64{0, 1}, Index: []int32{3}, Value: []float64{1e300}, Label: []float64{1}}
+	path := cnWriteTemp(t, d)
+	if _, err := openCache(path, Options{Float32: true}); err == nil || !strings.Contains(err.Error(), "does not fit in float32") {
+		t.Errorf("float32 overflow: %v", err)
+	}
+	if _, err := openCache(path, Options{MaxFeatures: 3}); err == nil || !strings.Contains(err.Error(), "more than the limit of 3") {
+		t.Errorf("MaxFeatures: %v", err)
+	}
+	got, err := openCache(path, Options{MaxFeatures: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Close()
+	if _, err := openCache(filepath.Join(t.TempDir(), "missing.acf"), Options{}); err == nil {
+		t.Error("missing file loaded")
+	}
+	if _, err := openCache(t.TempDir(), Options{}); err == nil {
+		t.Error("directory loaded")
+	}
+}
+
+func TestCacheWriteAtomic(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.acf")
+	old := cnRandomDataset(r, 30, 10, false, false, 0)
+	if err := WriteCache(path, old); err != nil {
+		t.Fatal(err)
+	}
+	oldBytes, _ := os.ReadFile(path)
+
+	// Keep the old cache mapped while it is replaced: the mapping must
+	// still show the old data afterwards.
+	mapped, err := openCache(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mapped.Close()
+	repl := cnRandomDataset(r, 20, 5, true, true, 2)
+	if err := WriteCache(path, repl); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cnDiff(mapped, cnExpected(old, false, false)); diff != "" {
+		t.Fatalf("mapped old cache changed: %s", diff)
+	}
+	got, err := openCache(path, Options{Float32: true, KeepQID: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cnDiff(got, cnExpected(repl, true, true)); diff != "" {
+		t.Fatal(diff)
+	}
+	got.Close()
+
+	// A failed write leaves the target untouched and no temporary file.
+	if err := WriteCache(path, old); err != nil {
+		t.Fatal(err)
+	}
+	bad := cnRandomDataset(r, 10, 5, false, false, 0)
+	bad.Label[3] = math.NaN()
+	if err := WriteCache(path, bad); err == nil {
+		t.Fatal("wrote a NaN label")
+	}
+	if b, _ := os.ReadFile(path); !bytes.Equal(b, oldBytes) {
+		t.Fatal("target changed by a failed write")
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Fatalf("directory holds %d entries after writes, want 1", len(ents))
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v", st.Mode())
+	}
+
+	err = WriteCache(filepath.Join(dir, "no", "such", "dir", "c.acf"), old)
+	if err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("missing directory: %v", err)
+	}
+	if err := WriteCache(dir, old); err == nil {
+		t.Error("wrote over a directory")
+	}
+	if err := WriteCache(path, nil); err == nil {
+		t.Error("wrote nil")
+	}
+	if err := WriteCache(path, &Dataset{Rows: 2, RowPtr: []int64{0, 1}}); err == nil {
+		t.Error("wrote a malformed dataset")
+	}
+}
+
+func FuzzCache(f *testing.F) {
+	f.Add(cnSmallCache(f))
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, d := range []*Dataset{
+		cnRandomDataset(r, 3, 4, true, false, 2),
+		{RowPtr: []int64{0}},
+	} {
+		b, err := os.ReadFile(cnWriteTemp(f, d))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(cacheMagic))
+	f.Add([]byte{})
+	// One file, rewritten in place for every input: truncating a file to
+	// zero and rewriting it is slow on some file systems.
+	path := filepath.Join(f.TempDir(), "fuzz.acf")
+	file, err := os.Create(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer file.Close()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if err := file.Truncate(int64(len(b))); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := file.WriteAt(b, 0); err != nil {
+			t.Fatal(err)
+		}
+		// Through the mapped file, then decoding into fresh slices (the
+		// big-endian path) from memory.
+		d, err := openCache(path, Options{KeepQID: true, Threads: 2})
+		cacheForceDecode = true
+		d2, _, err2 := decodeCache(path, b, Options{KeepQID: true})
+		cacheForceDecode = false
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("mapped: %v; decoded: %v", err, err2)
+		}
+		if err != nil {
+			return
+		}
+		defer d.Close()
+		if err := checkCSR(d, 1); err != nil {
+			t.Fatalf("loaded an invalid dataset: %v", err)
+		}
+		if err := checkCSR(d2, 1); err != nil {
+			t.Fatalf("loaded an invalid dataset: %v", err)
+		}
+	})
+}
+
+// cnBigDataset is about 500 MB of CSR: 1e6 rows, 4e7 non-zeros.
+func cnBigDataset() *Dataset {
+	const rows, per = 1_000_000, 40
+	d := &Dataset{Rows: rows, Features: 1 << 20, RowPtr: make([]int64, rows+1),
+		Index: make([]int32, rows*per), Value: make([]float64, rows*per), Label: make([]float64, rows)}
+	r := rand.New(rand.NewPCG(9, 10))
+	k := 0
+	for i := 0; i < rows; i++ {
+		step := int32(d.Features / per)
+		for j := 0; j < per; j++ {
+			d.Index[k] = int32(j)*step + r.Int32N(step)
+			d.Value[k] = r.Float64()
+			k++
+		}
+		d.RowPtr[i+1] = int64(k)
+		d.Label[i] = float64(i%2*2 - 1)
+	}
+	return d
+}
+
+// BenchmarkOpenCache loads a ~500 MB cache from the page cache and reports
+// GB/s next to the bare CRC-32C speed over the same bytes.
+//
+//	go test ./io/ -run '^$' -bench OpenCache -benchtime 5x
+func BenchmarkOpenCache(b *testing.B) {
+	d := cnBigDataset()
+	dir, err := os.MkdirTemp("", "acfcd-cache-bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "big.acf")
+	t0 := time.Now()
+	if err := WriteCache(path, d); err != nil {
+		b.Fatal(err)
+	}
+	st, _ := os.Stat(path)
+	size := st.Size()
+	b.Logf("wrote %.0f MB in %v", float64(size)/1e6, time.Since(t0))
+	raw, _ := os.ReadFile(path)
+	t0 = time.Now()
+	crc32.Checksum(raw, castagnoli)
+	crcSec := time.Since(t0).Seconds()
+	raw = nil
+	b.SetBytes(size)
+	cpu0 := cnCPUSeconds()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		got, err := openCache(path, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		got.Close()
+	}
+	b.StopTimer()
+	cpu := cnCPUSeconds() - cpu0
+	b.ReportMetric(float64(size)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+	if cpu > 0 {
+		b.ReportMetric(float64(size)*float64(b.N)/cpu/1e9, "GB/cpu-s")
+	}
+	// One goroutine checksumming the whole file, for comparison.
+	b.ReportMetric(float64(size)/crcSec/1e9, "crc-GB/s")
+}
+
+func TestCRC32CCombine(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	b := make([]byte, 5000)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	for _, cut := range []int{0, 1, 7, 64, 1000, 4999, 5000} {
+		a, c := crc32.Checksum(b[:cut], castagnoli), crc32.Checksum(b[cut:], castagnoli)
+		if got, want := crc32cCombine(a, c, uint64(len(b)-cut)), crc32.Checksum(b, castagnoli); got != want {
+			t.Errorf("cut %d: %08x, want %08x", cut, got, want)
+		}
+	}
+}
+
+// TestCacheMultiPiece covers sections cut into several verification pieces.
+func TestCacheMultiPiece(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 40 MB cache")
+	}
+	const rows, per = 150_000, 20
+	d := &Dataset{Rows: rows, Features: 100_000, RowPtr: make([]int64, rows+1), Index: make([]int32, 0, rows*per),
+		Value: make([]float64, 0, rows*per), Label: make([]float64, rows), QID: make([]int64, rows)}
+	r := rand.New(rand.NewPCG(13, 14))
+	for i := 0; i < rows; i++ {
+		n := r.IntN(2 * per)
+		if i == 70_000 {
+			n = 20_000 // a row longer than a verification block
+		}
+		for j := 0; j < n; j++ {
+			d.Index = append(d.Index, int32(j*(100_000/max(n, 1))))
+			d.Value = append(d.Value, r.NormFloat64())
+		}
+		d.RowPtr[i+1] = int64(len(d.Index))
+		d.Label[i] = r.NormFloat64()
+		d.QID[i] = int64(i)
+	}
+	path := cnWriteTemp(t, d)
+	for _, threads := range []int{1, 3} {
+		got, err := openCache(path, Options{KeepQID: true, Threads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cnDiff(got, d); diff != "" {
+			t.Fatal(diff)
+		}
+		got.Close()
+	}
+	full, _ := os.ReadFile(path)
+	le := binary.LittleEndian
+	secOff := func(s int) uint64 { return le.Uint64(full[chSections+s*chEntrySize:]) }
+	dir := t.TempDir()
+	for s := 0; s < cacheSections; s++ {
+		b := bytes.Clone(full)
+		n := le.Uint64(full[chSections+s*chEntrySize+8:])
+		b[secOff(s)+n*3/4] ^= 4
+		_, _, err := cnOpenBytes(t, dir, b, Options{Threads: 2})
+		if err == nil || !strings.Contains(err.Error(), cacheSectionNames[s]+" section checksum mismatch") {
+			t.Errorf("%s: %v", cacheSectionNames[s], err)
+		}
+	}
+	// Invariant violations in several pieces: the lowest row is reported.
+	bad := *d
+	bad.Index = append([]int32(nil), d.Index...)
+	bad.Value = append([]float64(nil), d.Value...)
+	bad.Value[bad.RowPtr[140_000]] = math.Inf(1)
+	bad.Index[bad.RowPtr[120_001]+1] = bad.Index[bad.RowPtr[120_001]]
+	bad.Label = append([]float64(nil), d.Label...)
+	bad.Label[130_000] = math.NaN()
+	for _, threads := range []int{1, 4} {
+		_, err := openCache(cnRawCache(t, &bad), Options{Threads: threads})
+		want := "corrupt cache: row 120001: feature indices not strictly increasing"
+		if bad.RowPtr[120_002]-bad.RowPtr[120_001] < 2 {
+			t.Skip("row too short")
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("threads %d: %v; want %q", threads, err, want)
+		}
+	}
+}

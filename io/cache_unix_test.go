@@ -1,0 +1,31 @@
+//go:build unix
+
+package dataio
+
+import (
+	"errors"
+	"math/rand/v2"
+	"os"
+	"testing"
+)
+
+// A cache truncated in place while mapped must give an error, not crash
+// the process (SIGBUS).
+func TestCacheShrunkWhileMapped(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	path := cnWriteTemp(t, cnRandomDataset(r, 3000, 50, false, true, 0))
+	mem, unmap, err := mapCacheFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unmap()
+	if err := os.Truncate(path, 4096); err != nil {
+		t.Fatal(err)
+	}
+	for _, threads := range []int{1, 2} {
+		_, _, err = decodeCacheGuarded(path, mem, Options{Threads: threads})
+		if !errors.Is(err, errCacheFault) {
+			t.Fatalf("threads %d: %v, want errCacheFault", threads, err)
+		}
+	}
+}

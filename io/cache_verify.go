@@ -1,0 +1,406 @@
+package dataio
+
+// Verification of a mapped cache at about checksum speed: every section is
+// cut into pieces of a few MB that are checksummed in parallel (the piece
+// CRCs are joined with crc32cCombine), and on little-endian hosts each
+// piece's CSR invariants are checked right after its bytes were
+// checksummed, while they are still in cache, so the file is read once.
+
+import (
+	"fmt"
+	"hash/crc32"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// crc32cPow2[k] is x^(2^k) mod P for the CRC-32C polynomial P.
+var crc32cPow2 = func() (t [64]uint32) {
+	t[0] = 1 << 30 // x^1 in the reflected bit order (bit 31 is x^0)
+	for k := 1; k < len(t); k++ {
+		t[k] = crc32cMul(t[k-1], t[k-1])
+	}
+	return t
+}()
+
+// crc32cMul multiplies two polynomials modulo the CRC-32C polynomial, both
+// in the reflected bit order CRC-32C uses (bit 31 holds x^0).
+func crc32cMul(a, b uint32) uint32 {
+	const poly = 0x82f63b78 // reflected Castagnoli polynomial, x^32 omitted
+	var p uint32
+	for m := uint32(1) << 31; m != 0; m >>= 1 {
+		if a&m != 0 {
+			p ^= b
+		}
+		if b&1 != 0 { // b *= x: the x^31 term overflows into x^32 ≡ poly
+			b = b>>1 ^ poly
+		} else {
+			b >>= 1
+		}
+	}
+	return p
+}
+
+// crc32cCombine returns the CRC-32C of A‖B from crc(A), crc(B) and len(B):
+// crc(A)·x^(8·len(B)) + crc(B) mod P (the pre/post inversions cancel).
+func crc32cCombine(crcA, crcB uint32, lenB uint64) uint32 {
+	shift := uint32(1) << 31 // x^0
+	for k := 3; lenB != 0; k, lenB = k+1, lenB>>1 {
+		if lenB&1 != 0 {
+			shift = crc32cMul(shift, crc32cPow2[k%64])
+		}
+	}
+	return crc32cMul(crcA, shift) ^ crcB
+}
+
+const (
+	verifyPiece = 4 << 20  // bytes per parallel piece
+	verifyBlock = 64 << 10 // bytes checksummed, then checked, while in cache
+)
+
+type verifyTask struct {
+	sec      int
+	off, end uint64 // absolute byte range in the file
+	r0, r1   int    // rows (Index pieces when checking)
+	crc      uint32
+	errRow   int // row of the first invariant violation, or -1
+	err      error
+}
+
+// cacheVerifier checks a mapped cache whose header was already validated.
+type cacheVerifier struct {
+	mem     []byte
+	secs    *[cacheSections]cacheSection
+	rows    int
+	nnz     int64
+	feats   int64
+	check   bool // also check the CSR invariants (little-endian views)
+	threads int
+
+	rp    []int64
+	idx   []int32
+	v64   []float64
+	v32   []float32
+	label []float64
+}
+
+// run checksums every section and, when v.check is set, checks the CSR
+// invariants. A checksum mismatch wins over an invariant violation, and of
+// those the one in the lowest row is reported.
+func (v *cacheVerifier) run() error {
+	if v.check {
+		if v.rp[0] != 0 {
+			if err := v.crcOnly(secRowPtr); err != nil {
+				return err
+			}
+			return fmt.Errorf("RowPtr[0] is %d, not 0", v.rp[0])
+		}
+		if last := v.rp[v.rows]; last != v.nnz {
+			if err := v.crcOnly(secRowPtr); err != nil {
+				return err
+			}
+			return fmt.Errorf("RowPtr ends at %d, not at the %d non-zeros", last, v.nnz)
+		}
+	}
+	// Phase 1: RowPtr, which phase 2 relies on to cut Index into rows.
+	if err := v.runTasks(v.byteTasks(secRowPtr, 8)); err != nil {
+		return err
+	}
+	// Phase 2: everything else.
+	var tasks []verifyTask
+	if v.check {
+		tasks = append(tasks, v.indexTasks()...)
+	} else {
+		tasks = append(tasks, v.byteTasks(secIndex, 4)...)
+	}
+	tasks = append(tasks, v.byteTasks(secValue, 4)...)
+	tasks = append(tasks, v.byteTasks(secLabel, 8)...)
+	tasks = append(tasks, v.byteTasks(secQID, 8)...)
+	return v.runTasks(tasks)
+}
+
+func (v *cacheVerifier) crcOnly(s int) error {
+	sec := v.secs[s]
+	if got := crc32.Checksum(v.mem[sec.off:sec.off+sec.len], castagnoli); got != sec.crc {
+		return fmt.Errorf("%s section checksum mismatch (stored %08x, computed %08x)", cacheSectionNames[s], sec.crc, got)
+	}
+	return nil
+}
+
+// byteTasks cuts a section into pieces at multiples of elem bytes.
+func (v *cacheVerifier) byteTasks(s int, elem uint64) []verifyTask {
+	sec := v.secs[s]
+	if sec.len == 0 {
+		return nil
+	}
+	var ts []verifyTask
+	step := uint64(verifyPiece) / elem * elem
+	for a := sec.off; a < sec.off+sec.len; a += step {
+		ts = append(ts, verifyTask{sec: s, off: a, end: min(a+step, sec.off+sec.len)})
+	}
+	return ts
+}
+
+// indexTasks cuts the Index section at row boundaries.
+func (v *cacheVerifier) indexTasks() []verifyTask {
+	sec := v.secs[secIndex]
+	pieces := int(sec.len/verifyPiece) + 1
+	var ts []verifyTask
+	r0 := 0
+	for p := 1; p <= pieces; p++ {
+		r1 := v.rows
+		if p < pieces {
+			target := v.nnz * int64(p) / int64(pieces)
+			r1 = r0 + sort.Search(v.rows-r0, func(i int) bool { return v.rp[r0+i] >= target })
+		}
+		if r1 > r0 {
+			ts = append(ts, verifyTask{sec: secIndex, r0: r0, r1: r1,
+				off: sec.off + uint64(v.rp[r0])*4, end: sec.off + uint64(v.rp[r1])*4})
+		}
+		r0 = r1
+	}
+	return ts
+}
+
+func (v *cacheVerifier) runTasks(ts []verifyTask) error {
+	if len(ts) == 0 {
+		return nil
+	}
+	var next atomic.Int64
+	var fault atomic.Bool
+	work := func() {
+		// A fault in the mapping (the file shrank meanwhile) becomes an
+		// error instead of crashing the process.
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(interface{ Addr() uintptr }); !ok {
+					panic(r)
+				}
+				fault.Store(true)
+			}
+		}()
+		for {
+			k := int(next.Add(1)) - 1
+			if k >= len(ts) {
+				return
+			}
+			v.do(&ts[k])
+		}
+	}
+	if w := min(v.threads, len(ts)); w > 1 {
+		var wg sync.WaitGroup
+		for i := 0; i < w; i++ {
+			wg.Add(1)
+			go func() { defer wg.Done(); work() }()
+		}
+		wg.Wait()
+	} else {
+		work()
+	}
+	if fault.Load() {
+		return errCacheFault
+	}
+	// Join the piece checksums of each section in file order.
+	var crcs [cacheSections]uint32
+	var seen [cacheSections]bool
+	for _, t := range ts {
+		if !seen[t.sec] {
+			crcs[t.sec], seen[t.sec] = t.crc, true
+		} else {
+			crcs[t.sec] = crc32cCombine(crcs[t.sec], t.crc, t.end-t.off)
+		}
+	}
+	for s := range crcs {
+		if seen[s] && crcs[s] != v.secs[s].crc {
+			return fmt.Errorf("%s section checksum mismatch (stored %08x, computed %08x)", cacheSectionNames[s], v.secs[s].crc, crcs[s])
+		}
+	}
+	var first *verifyTask
+	for i := range ts {
+		if t := &ts[i]; t.err != nil && (first == nil || t.errRow < first.errRow) {
+			first = t
+		}
+	}
+	if first != nil {
+		return first.err
+	}
+	return nil
+}
+
+// do checksums one piece in blocks, checking each block right after.
+func (v *cacheVerifier) do(t *verifyTask) {
+	t.errRow = -1
+	fail := func(row int, format string, a ...any) {
+		if t.err == nil {
+			t.errRow, t.err = row, fmt.Errorf(format, a...)
+		}
+	}
+	if t.sec == secIndex && v.check {
+		// Whole rows per block.
+		for r := t.r0; r < t.r1; {
+			r1 := r + 1
+			for r1 < t.r1 && (v.rp[r1+1]-v.rp[r])*4 <= verifyBlock {
+				r1++
+			}
+			a, b := v.rp[r], v.rp[r1]
+			base := v.secs[secIndex].off
+			t.crc = crc32.Update(t.crc, castagnoli, v.mem[base+uint64(a)*4:base+uint64(b)*4])
+			if t.err == nil {
+				if row, msg := checkIndexRows(v.rp, v.idx, r, r1, v.feats); msg != "" {
+					fail(row, "%s", msg)
+				}
+			}
+			r = r1
+		}
+		return
+	}
+	base := v.secs[t.sec].off
+	for a := t.off; a < t.end; a += verifyBlock {
+		b := min(a+verifyBlock, t.end)
+		t.crc = crc32.Update(t.crc, castagnoli, v.mem[a:b])
+		if !v.check || t.err != nil {
+			continue
+		}
+		switch t.sec {
+		case secRowPtr:
+			e0, e1 := int((a-base)/8), int((b-base)/8)
+			for k := max(e0, 1); k < e1; k++ {
+				if v.rp[k] < v.rp[k-1] {
+					fail(k-1, "row %d: RowPtr decreases (%d after %d)", k-1, v.rp[k], v.rp[k-1])
+					break
+				}
+			}
+		case secValue:
+			if v.v64 != nil {
+				e0, e1 := int((a-base)/8), int((b-base)/8)
+				if k := firstNonFinite64(v.v64[e0:e1]); k >= 0 {
+					row := rowOf(v.rp, int64(e0+k))
+					fail(row, "row %d: value %g is not finite", row, v.v64[e0+k])
+				}
+			} else {
+				e0, e1 := int((a-base)/4), int((b-base)/4)
+				if k := firstNonFinite32(v.v32[e0:e1]); k >= 0 {
+					row := rowOf(v.rp, int64(e0+k))
+					fail(row, "row %d: value %g is not finite", row, v.v32[e0+k])
+				}
+			}
+		case secLabel:
+			e0, e1 := int((a-base)/8), int((b-base)/8)
+			if k := firstNonFinite64(v.label[e0:e1]); k >= 0 {
+				fail(e0+k, "row %d: label %g is not finite", e0+k, v.label[e0+k])
+			}
+		}
+	}
+}
+
+// checkIndexRows checks that the indices of rows [r0, r1) are strictly
+// increasing, non-negative and below features. rp must be valid for idx.
+func checkIndexRows(rp []int64, idx []int32, r0, r1 int, features int64) (row int, msg string) {
+	for i := r0; i < r1; i++ {
+		if ri := idx[rp[i]:rp[i+1]]; !rowIndicesOK(ri, features) {
+			return i, describeBadRow(i, ri, features)
+		}
+	}
+	return -1, ""
+}
+
+// rowIndicesOK is the branch-free test behind checkIndexRows: x-prev-1 is
+// negative exactly when x <= prev (in int64, without overflow).
+func rowIndicesOK(ri []int32, features int64) bool {
+	prev, bad := int64(-1), int64(0)
+	for ; len(ri) >= 4; ri = ri[4:] {
+		a, b, c, d := int64(ri[0]), int64(ri[1]), int64(ri[2]), int64(ri[3])
+		bad |= (a - prev - 1) | (b - a - 1) | (c - b - 1) | (d - c - 1)
+		prev = d
+	}
+	for _, j := range ri {
+		bad |= int64(j) - prev - 1
+		prev = int64(j)
+	}
+	return bad >= 0 && prev < features
+}
+
+func describeBadRow(i int, ri []int32, features int64) string {
+	prev := int64(-1)
+	for _, j := range ri {
+		switch {
+		case j < 0:
+			return fmt.Sprintf("row %d: negative feature index %d", i, j)
+		case int64(j) <= prev:
+			return fmt.Sprintf("row %d: feature indices not strictly increasing (%d after %d)", i, j, prev)
+		case int64(j) >= features:
+			return fmt.Sprintf("row %d: feature index %d is not below the feature count %d", i, j, features)
+		}
+		prev = int64(j)
+	}
+	return fmt.Sprintf("row %d: bad feature indices", i)
+}
+
+// firstNonFinite64 is the position of the first NaN or ±Inf in s, or -1.
+func firstNonFinite64(s []float64) int {
+	if len(s) == 0 {
+		return -1
+	}
+	u := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+	const e, one = 0x7ff << 52, 1 << 52
+	for b := 0; b < len(u); b += 512 {
+		blk := u[b:min(b+512, len(u))]
+		// x&e + 1<<52 carries into bit 63 exactly when the exponent is all
+		// ones (NaN or ±Inf).
+		var bad uint64
+		i := 0
+		for ; i+4 <= len(blk); i += 4 {
+			bad |= (blk[i]&e + one) | (blk[i+1]&e + one) | (blk[i+2]&e + one) | (blk[i+3]&e + one)
+		}
+		for ; i < len(blk); i++ {
+			bad |= blk[i]&e + one
+		}
+		if bad>>63 != 0 {
+			for i, x := range blk {
+				if x&e == e {
+					return b + i
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// firstNonFinite32 is the position of the first NaN or ±Inf in s, or -1.
+func firstNonFinite32(s []float32) int {
+	if len(s) == 0 {
+		return -1
+	}
+	u := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+	const e, one = 0xff << 23, 1 << 23
+	for b := 0; b < len(u); b += 512 {
+		blk := u[b:min(b+512, len(u))]
+		var bad uint32
+		i := 0
+		for ; i+4 <= len(blk); i += 4 {
+			bad |= (blk[i]&e + one) | (blk[i+1]&e + one) | (blk[i+2]&e + one) | (blk[i+3]&e + one)
+		}
+		for ; i < len(blk); i++ {
+			bad |= blk[i]&e + one
+		}
+		if bad>>31 != 0 {
+			for i, x := range blk {
+				if x&e == e {
+					return b + i
+				}
+			}
+		}
+	}
+	return -1
+}
+
+func verifyThreads(n int) int {
+	if n <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return n
+}

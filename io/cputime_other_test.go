@@ -1,0 +1,5 @@
+//go:build !unix
+
+package dataio
+
+func cpuTime() float64 { return 0 }

@@ -1,0 +1,305 @@
+package dataio
+
+import (
+	"bufio"
+	"bytes"
+	"compress/bzip2"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+)
+
+// Load reads a dataset from path; "-" means standard input.
+//
+// A regular file is memory-mapped, parsed in parallel and unmapped again,
+// so that once Load returns only the CSR arrays stay in memory. Pipes,
+// devices and standard input are read into memory first (see Read).
+// gzip and bzip2 input is recognised by its magic bytes, whatever the file
+// name, and decompressed on the fly. Unless opt.Format says otherwise the
+// format is detected from the content: an acfcd binary cache by its
+// header, NDJSON when the first non-blank byte is '{', and libsvm text
+// otherwise.
+//
+// Syntax problems are reported as *ParseError; an input without rows gives
+// an error wrapping ErrNoData.
+func Load(path string, opt Options) (*Dataset, error) {
+	if err := checkFormat(opt.Format); err != nil {
+		return nil, err
+	}
+	if path == "-" {
+		return loadStdin(opt)
+	}
+	if opt.Format == "cache" {
+		return openCache(path, opt)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not a data file", path)
+	}
+	if !st.Mode().IsRegular() || st.Size() == 0 {
+		// Pipes and devices have no size to map; some special files
+		// (/proc) claim a size of 0 but still have content.
+		return readText(f, path, "", opt)
+	}
+	return loadFile(f, path, path, st.Size(), opt)
+}
+
+// loadStdin maps standard input when it is redirected from a regular file
+// and reads it as a stream otherwise.
+func loadStdin(opt Options) (*Dataset, error) {
+	const name = "stdin"
+	st, err := os.Stdin.Stat()
+	if err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+		if off, err := os.Stdin.Seek(0, io.SeekCurrent); err == nil && off == 0 {
+			return loadFile(os.Stdin, name, "", st.Size(), opt)
+		}
+	}
+	return Read(os.Stdin, name, opt)
+}
+
+// loadFile reads a non-empty regular file. path is "" when the file has no
+// name to reopen it by (standard input).
+func loadFile(f *os.File, name, path string, size int64, opt Options) (*Dataset, error) {
+	head := make([]byte, headBytes)
+	n, err := f.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	head = head[:n]
+	if n == 0 {
+		return nil, fmt.Errorf("%s: empty file: %w", name, ErrNoData)
+	}
+	if compressionOf(head) != "" {
+		return readText(io.NewSectionReader(f, 0, size), name, "", opt)
+	}
+	switch detectFormat(head, opt) {
+	case "cache":
+		if path == "" {
+			return nil, fmt.Errorf("%s: a binary cache must be loaded by its path, not through standard input", name)
+		}
+		return openCache(path, opt)
+	case "ndjson":
+		// Read into the Go heap rather than mapping: the dataset must not
+		// point into a mapping we are about to remove.
+		data := make([]byte, size)
+		if _, err := io.ReadFull(io.NewSectionReader(f, 0, size), data); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return parseNDJSON(name, data, opt)
+	}
+	data, release, err := mapFile(f, size)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	defer release()
+	chunks := splitLines(data, threadCount(opt)*chunksPerThread, minChunkBytes)
+	return parseLibSVM(name, chunks, opt)
+}
+
+// Read reads a dataset from r, which may be gzip or bzip2 compressed;
+// name is used in messages and as Dataset.Source. libsvm text is read into
+// blocks of memory outside the Go heap, parsed in parallel, and the blocks
+// are released before Read returns. A binary cache cannot be read from a
+// stream; use Load with its path.
+func Read(r io.Reader, name string, opt Options) (*Dataset, error) {
+	if err := checkFormat(opt.Format); err != nil {
+		return nil, err
+	}
+	return readText(r, name, "", opt)
+}
+
+// headBytes is how much of the input format detection looks at.
+const headBytes = 4096
+
+// readText reads a stream, decompressing it first if it starts with a
+// compression magic number. via names the decompressor already applied.
+func readText(r io.Reader, name, via string, opt Options) (*Dataset, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, err := br.Peek(headBytes)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(head) == 0 {
+		if via != "" {
+			return nil, fmt.Errorf("%s: empty file (after %s decompression): %w", name, via, ErrNoData)
+		}
+		return nil, fmt.Errorf("%s: empty file: %w", name, ErrNoData)
+	}
+	if via == "" {
+		switch c := compressionOf(head); c {
+		case "gzip":
+			zr, err := gzip.NewReader(br)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			return readText(zr, name, c, opt)
+		case "bzip2":
+			return readText(bzip2.NewReader(br), name, c, opt)
+		case "":
+		default:
+			return nil, fmt.Errorf("%s: %s-compressed input is not supported; decompress it first", name, c)
+		}
+	}
+	switch detectFormat(head, opt) {
+	case "cache":
+		return nil, fmt.Errorf("%s: a binary cache must be loaded by its path (not from a pipe or a compressed file)", name)
+	case "ndjson":
+		data, err := io.ReadAll(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return parseNDJSON(name, data, opt)
+	}
+	chunks, blocks, err := readBlocks(br, streamBlockBytes)
+	defer func() {
+		for _, b := range blocks {
+			freeBlock(b)
+		}
+	}()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	d, err := parseLibSVM(name, chunks, opt)
+	if err != nil && via != "" && errors.Is(err, ErrNoData) {
+		return nil, fmt.Errorf("%w (after %s decompression)", err, via)
+	}
+	return d, err
+}
+
+// streamBlockBytes is the size of the blocks a stream is read into; each
+// block is a parsing chunk. Tests lower it.
+var streamBlockBytes = 4 << 20
+
+// readBlocks reads r to the end into blocks that end on line boundaries
+// (but the last). It returns the text chunks and the allocations behind
+// them, which the caller frees with freeBlock once done with the chunks,
+// also on error. A line longer than a block gets a bigger block.
+func readBlocks(r io.Reader, blockSize int) (chunks, blocks [][]byte, err error) {
+	if blockSize < 1 {
+		blockSize = 1
+	}
+	var carry []byte    // start of a line not yet complete
+	var carryBuf []byte // the block carry lives in, if no chunk uses it
+	size := blockSize
+	for {
+		if 2*len(carry) > size {
+			size = 2 * len(carry)
+		}
+		buf := allocBlock(size)
+		blocks = append(blocks, buf)
+		n := copy(buf, carry)
+		if carryBuf != nil {
+			// Nothing else points into it: give it back now.
+			freeBlock(carryBuf)
+			blocks = removeBlock(blocks, carryBuf)
+			carryBuf = nil
+		}
+		m, rerr := fill(r, buf[n:])
+		filled := buf[:n+m]
+		if rerr == io.EOF {
+			if len(filled) > 0 {
+				chunks = append(chunks, filled)
+			}
+			return chunks, blocks, nil
+		}
+		if rerr != nil {
+			return nil, blocks, rerr
+		}
+		k := bytes.LastIndexByte(filled, '\n')
+		if k < 0 {
+			carry, carryBuf = filled, buf
+			size *= 2
+			continue
+		}
+		chunks = append(chunks, filled[:k+1])
+		carry, carryBuf = filled[k+1:], nil
+		size = blockSize
+	}
+}
+
+// fill reads into b until it is full (nil error) or r fails; io.EOF
+// means the end of r. Unlike io.ReadFull it keeps a reader's own
+// io.ErrUnexpectedEOF (a truncated compressed file) an error.
+func fill(r io.Reader, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := r.Read(b[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func removeBlock(blocks [][]byte, b []byte) [][]byte {
+	for i := range blocks {
+		if len(blocks[i]) > 0 && &blocks[i][0] == &b[0] {
+			return append(blocks[:i], blocks[i+1:]...)
+		}
+	}
+	return blocks
+}
+
+// compressionOf names the compression format whose magic number starts
+// head, or returns "".
+func compressionOf(head []byte) string {
+	switch {
+	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
+		return "gzip"
+	case len(head) >= 4 && string(head[:3]) == "BZh" && head[3] >= '1' && head[3] <= '9':
+		return "bzip2"
+	case len(head) >= 6 && string(head[:6]) == "\xfd7zXZ\x00":
+		return "xz"
+	case len(head) >= 4 && string(head[:4]) == "\x28\xb5\x2f\xfd":
+		return "zstd"
+	}
+	return ""
+}
+
+// detectFormat picks the format from opt.Format or, when that is empty,
+// from the first bytes of the (decompressed) input.
+func detectFormat(head []byte, opt Options) string {
+	if opt.Format != "" {
+		return opt.Format
+	}
+	if isCache(head) {
+		return "cache"
+	}
+	for _, c := range bytes.TrimPrefix(head, utf8BOM) {
+		switch c {
+		case ' ', '\t', '\r', '\n', '\v', '\f':
+			continue
+		case '{':
+			return "ndjson"
+		}
+		return "libsvm"
+	}
+	return "libsvm"
+}
+
+func checkFormat(f string) error {
+	switch f {
+	case "", "libsvm", "ndjson", "cache":
+		return nil
+	}
+	return fmt.Errorf("unknown data format %q (want libsvm, ndjson or cache)", f)
+}
+
+func threadCount(opt Options) int {
+	if opt.Threads > 0 {
+		return opt.Threads
+	}
+	return runtime.GOMAXPROCS(0)
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package dataio
+
+func cnCPUSeconds() float64 { return 0 }

@@ -1,0 +1,544 @@
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// Every test runs each registered implementation, switching to it with Use
+// and calling the package-level functions, against genericImpl's methods
+// called directly in the same binary.
+
+func forEachImpl(t *testing.T, f func(t *testing.T, im *Impl)) {
+	t.Helper()
+	prev := Active().Name
+	defer Use(prev)
+	for _, im := range Impls() {
+		if !Use(im.Name) {
+			t.Fatalf("Use(%q) = false for a registered implementation", im.Name)
+		}
+		t.Run(im.Name, func(t *testing.T) { f(t, im) })
+		if im.Name == "generic" {
+			continue
+		}
+		// Again with every w "large", which takes the amd64 kernels'
+		// hand-over to the generic loop.
+		saved := vectorMaxLen
+		vectorMaxLen = 0
+		t.Run(im.Name+"-largew", func(t *testing.T) { f(t, im) })
+		vectorMaxLen = saved
+	}
+}
+
+const guard = 9 // guard elements on each side of every slice under test
+
+// guarded returns a slice of length n inside a backing array with guard
+// elements set to fill before and after it. The slice's capacity reaches
+// into the trailing guard, so an implementation that read past len would
+// see the fill values.
+func guarded[T any](n int, fill T) (back, s []T) {
+	back = make([]T, n+2*guard)
+	for i := range back {
+		back[i] = fill
+	}
+	return back, back[guard : guard+n]
+}
+
+// checkGuards fails if a guard element of back no longer equals fill
+// (NaN counts as equal to NaN).
+func checkGuards[T comparable](t *testing.T, what string, back []T, fill T) {
+	t.Helper()
+	for i := range back {
+		if i >= guard && i < len(back)-guard {
+			continue
+		}
+		if back[i] != fill && !(back[i] != back[i] && fill != fill) {
+			t.Fatalf("%s: guard element %d changed: %v", what, i, back[i])
+		}
+	}
+}
+
+var nan = math.NaN()
+
+// Value classes for the adversarial inputs.
+const (
+	clsNormal = iota
+	clsZeros
+	clsNegative
+	clsDenormal
+	clsHuge
+	clsCancel
+	clsMixedScale
+	numClasses
+)
+
+// values fills v with values of class cls.
+func values(r *rand.Rand, cls int, v []float64) {
+	for i := range v {
+		switch cls {
+		case clsNormal:
+			v[i] = r.NormFloat64()
+		case clsZeros:
+			if r.IntN(3) > 0 {
+				v[i] = 0
+			} else if r.IntN(2) == 0 {
+				v[i] = math.Copysign(0, -1)
+			} else {
+				v[i] = r.NormFloat64()
+			}
+		case clsNegative:
+			v[i] = -r.ExpFloat64()
+		case clsDenormal:
+			v[i] = math.Float64frombits(r.Uint64N(1<<52)) * float64(1-2*r.IntN(2))
+		case clsHuge:
+			v[i] = math.Copysign(1e300*(1+r.Float64()), r.NormFloat64())
+		case clsCancel:
+			// Large terms of alternating sign that nearly cancel.
+			v[i] = 1e16 * float64(1-2*(i%2)) * (1 + 1e-3*r.Float64())
+		case clsMixedScale:
+			v[i] = r.NormFloat64() * math.Pow(10, float64(r.IntN(41)-20))
+		}
+	}
+}
+
+// sortedIndices returns n distinct indices in [0, d), increasing. When
+// edges is set it includes 0 and d-1.
+func sortedIndices(r *rand.Rand, n, d int, edges bool) []int32 {
+	if n > d {
+		panic("n > d")
+	}
+	set := make(map[int32]bool, n)
+	if edges && n >= 2 {
+		set[0], set[int32(d-1)] = true, true
+	}
+	for len(set) < n {
+		set[int32(r.IntN(d))] = true
+	}
+	idx := make([]int32, 0, n)
+	for j := range set {
+		idx = append(idx, j)
+	}
+	slices.Sort(idx)
+	return idx
+}
+
+// tolerance is the allowed difference between two summation orders of the
+// terms whose absolute values add up to scale: 1e-12 relative, plus a few
+// units of the smallest subnormal per term for products that underflow.
+func tolerance(scale float64, n int) float64 {
+	return 1e-12*scale + float64(n+1)*4*math.SmallestNonzeroFloat64
+}
+
+// sameSum reports whether got matches the reference sum want of terms with
+// Σ|term| = scale.
+func sameSum(got, want, scale float64, n int) bool {
+	finite := func(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }
+	switch {
+	case !finite(scale):
+		// Some product or partial sum overflows. An FMA adds the exact
+		// product, so Inf-Inf = NaN in one implementation can be a
+		// signed Inf in another, and partial sums may overflow in one
+		// order and not another. Only an overflow is required to show.
+		return finite(want) || !finite(got)
+	case !finite(want):
+		return same(got, want)
+	}
+	return math.Abs(got-want) <= tolerance(scale, n)
+}
+
+type testCase struct {
+	name         string
+	n, d         int
+	clsVal, clsW int
+}
+
+// cases enumerates lengths 0..300 with value classes for val and w, and
+// a dense-vector length d that is sometimes just n (every index used).
+func cases(r *rand.Rand) []testCase {
+	var cs []testCase
+	for n := 0; n <= 300; n++ {
+		for c := 0; c < numClasses; c++ {
+			d := n + r.IntN(3*n+2)
+			if c%3 == 0 {
+				d = max(n, 1)
+			}
+			cw := (c + n) % numClasses
+			if c == clsHuge && n%2 == 0 {
+				cw = clsHuge // products overflow to ±Inf
+			}
+			if cw == clsHuge && c != clsHuge {
+				cw = clsNormal
+			}
+			cs = append(cs, testCase{fmt.Sprintf("n=%d/val=%d/w=%d", n, c, cw), n, d, c, cw})
+		}
+	}
+	return cs
+}
+
+func TestDot(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	cs := cases(r)
+	forEachImpl(t, func(t *testing.T, im *Impl) {
+		for _, c := range cs {
+			idxB, idx := guarded[int32](c.n, int32(c.d/2))
+			copy(idx, sortedIndices(r, c.n, c.d, c.n%2 == 0))
+			valB, val := guarded(c.n, nan)
+			values(r, c.clsVal, val)
+			wB, w := guarded(c.d, nan)
+			values(r, c.clsW, w)
+			idx0, val0, w0 := slices.Clone(idxB), slices.Clone(valB), slices.Clone(wB)
+
+			want := genericImpl.Dot(idx, val, w)
+			got := Dot(idx, val, w)
+			var scale float64
+			for k, j := range idx {
+				scale += math.Abs(val[k] * w[j])
+			}
+			if !sameSum(got, want, scale, c.n) {
+				t.Fatalf("%s: Dot = %v, generic %v (scale %v)", c.name, got, want, scale)
+			}
+			if !slices.Equal(idxB, idx0) || !slices.EqualFunc(valB, val0, same) || !slices.EqualFunc(wB, w0, same) {
+				t.Fatalf("%s: Dot modified its inputs", c.name)
+			}
+
+			// Dot32 on the same input rounded to float32.
+			val32B, val32 := guarded(c.n, float32(nan))
+			for k := range val32 {
+				val32[k] = float32(val[k])
+			}
+			want = genericImpl.Dot32(idx, val32, w)
+			got = Dot32(idx, val32, w)
+			scale = 0
+			for k, j := range idx {
+				scale += math.Abs(float64(val32[k]) * w[j])
+			}
+			if !sameSum(got, want, scale, c.n) {
+				t.Fatalf("%s: Dot32 = %v, generic %v (scale %v)", c.name, got, want, scale)
+			}
+			checkGuards(t, "Dot32 val", val32B, float32(nan))
+		}
+	})
+}
+
+func same(a, b float64) bool { return a == b || (a != a && b != b) }
+
+// checkAxpy compares w after an Axpy with the generic result: an element
+// is w[j] + a·v, rounded once (FMA) or twice.
+func checkAxpy(t *testing.T, name string, got, want, before []float64, idx []int32, terms []float64) {
+	t.Helper()
+	touched := make(map[int32]float64, len(idx))
+	for k, j := range idx {
+		touched[j] = terms[k]
+	}
+	for j := range want {
+		term, ok := touched[int32(j)]
+		if !ok {
+			if !same(got[j], before[j]) {
+				t.Fatalf("%s: w[%d] changed from %v to %v but is not in idx", name, j, before[j], got[j])
+			}
+			continue
+		}
+		if same(got[j], want[j]) {
+			continue
+		}
+		scale := math.Abs(before[j]) + math.Abs(term)
+		if math.IsInf(scale, 0) || math.IsNaN(scale) {
+			// Overflow or Inf/NaN input: an FMA adds the exact product,
+			// so -Inf + (a·v rounded to +Inf) = NaN can be -Inf, and a
+			// product that overflows alone may not overflow in the sum.
+			if math.IsNaN(want[j]) && !math.IsInf(got[j], 0) && !math.IsNaN(got[j]) {
+				t.Fatalf("%s: w[%d] = %v, generic %v", name, j, got[j], want[j])
+			}
+			continue
+		}
+		if math.Abs(got[j]-want[j]) > tolerance(scale, 1) {
+			t.Fatalf("%s: w[%d] = %v, generic %v", name, j, got[j], want[j])
+		}
+	}
+}
+
+func TestAxpy(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 2))
+	cs := cases(r)
+	forEachImpl(t, func(t *testing.T, im *Impl) {
+		for _, c := range cs {
+			idxB, idx := guarded[int32](c.n, int32(c.d/2))
+			copy(idx, sortedIndices(r, c.n, c.d, c.n%2 == 1))
+			valB, val := guarded(c.n, nan)
+			values(r, c.clsVal, val)
+			wB, w := guarded(c.d, nan)
+			values(r, c.clsW, w)
+			a := []float64{1, -0.5, 1e-3, 0, 3.7e10}[c.n%5]
+			before := slices.Clone(w)
+			idx0, val0 := slices.Clone(idxB), slices.Clone(valB)
+
+			want := slices.Clone(w)
+			genericImpl.Axpy(a, idx, val, want)
+			Axpy(a, idx, val, w)
+			terms := make([]float64, c.n)
+			for k := range terms {
+				terms[k] = a * val[k]
+			}
+			checkAxpy(t, c.name+" Axpy", w, want, before, idx, terms)
+			checkGuards(t, c.name+" Axpy w", wB, nan)
+			if !slices.Equal(idxB, idx0) || !slices.EqualFunc(valB, val0, same) {
+				t.Fatalf("%s: Axpy modified idx or val", c.name)
+			}
+
+			// Axpy32 with the values rounded to float32.
+			val32B, val32 := guarded(c.n, float32(nan))
+			for k := range val32 {
+				val32[k] = float32(val[k])
+				terms[k] = a * float64(val32[k])
+			}
+			copy(w, before)
+			want = slices.Clone(w)
+			genericImpl.Axpy32(a, idx, val32, want)
+			Axpy32(a, idx, val32, w)
+			checkAxpy(t, c.name+" Axpy32", w, want, before, idx, terms)
+			checkGuards(t, c.name+" Axpy32 w", wB, nan)
+			checkGuards(t, c.name+" Axpy32 val", val32B, float32(nan))
+		}
+	})
+}
+
+func TestSqNorm(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	forEachImpl(t, func(t *testing.T, im *Impl) {
+		for n := 0; n <= 300; n++ {
+			for c := 0; c < numClasses; c++ {
+				valB, val := guarded(n, nan)
+				values(r, c, val)
+				want := genericImpl.SqNorm(val)
+				got := SqNorm(val)
+				var scale float64
+				for _, v := range val {
+					scale += v * v
+				}
+				if !sameSum(got, want, scale, n) {
+					t.Fatalf("n=%d class %d: SqNorm = %v, generic %v", n, c, got, want)
+				}
+				checkGuards(t, "SqNorm", valB, nan)
+			}
+		}
+	})
+}
+
+var testKs = []int{1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 31, 33, 64}
+
+func TestDotK(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	forEachImpl(t, func(t *testing.T, im *Impl) {
+		for n := 0; n <= 300; n += 1 + n/16 {
+			for _, K := range testKs {
+				c := (n + K) % numClasses
+				if c == clsHuge {
+					c = clsNormal
+				}
+				d := n + r.IntN(n+2)
+				idx := sortedIndices(r, n, max(d, 1), n%2 == 0)
+				valB, val := guarded(n, nan)
+				values(r, c, val)
+				WB, W := guarded(d*K+r.IntN(K), nan) // a partial row at the end is never used
+				values(r, (c+1)%numClasses, W)
+				for i := d * K; i < len(W); i++ {
+					W[i] = nan
+				}
+				want := make([]float64, K)
+				genericImpl.DotK(idx, val, W, K, want)
+				outB, out := guarded(K, nan)
+				DotK(idx, val, W, K, out)
+				for cl := 0; cl < K; cl++ {
+					var scale float64
+					for k, j := range idx {
+						scale += math.Abs(val[k] * W[int(j)*K+cl])
+					}
+					if !sameSum(out[cl], want[cl], scale, n) {
+						t.Fatalf("n=%d K=%d: out[%d] = %v, generic %v", n, K, cl, out[cl], want[cl])
+					}
+				}
+				checkGuards(t, "DotK out", outB, nan)
+				checkGuards(t, "DotK val", valB, nan)
+				checkGuards(t, "DotK W", WB, nan)
+			}
+		}
+	})
+}
+
+func TestAxpyK(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	forEachImpl(t, func(t *testing.T, im *Impl) {
+		for n := 0; n <= 300; n += 1 + n/16 {
+			for _, K := range testKs {
+				c := (n + K) % numClasses
+				d := n + r.IntN(n+2)
+				idx := sortedIndices(r, n, max(d, 1), n%2 == 1)
+				_, val := guarded(n, nan)
+				values(r, c, val)
+				coefB, coef := guarded(K, nan)
+				values(r, clsNormal, coef)
+				WB, W := guarded(d*K+r.IntN(K), nan)
+				values(r, (c+2)%numClasses, W)
+				for i := d * K; i < len(W); i++ {
+					W[i] = nan
+				}
+				before := slices.Clone(W)
+				want := slices.Clone(W)
+				genericImpl.AxpyK(coef, idx, val, want, K)
+				AxpyK(coef, idx, val, W, K)
+				// Flatten into an Axpy check over W's positions.
+				var pos []int32
+				var terms []float64
+				for k, j := range idx {
+					for cl := 0; cl < K; cl++ {
+						pos = append(pos, j*int32(K)+int32(cl))
+						terms = append(terms, coef[cl]*val[k])
+					}
+				}
+				checkAxpy(t, fmt.Sprintf("n=%d K=%d AxpyK", n, K), W, want, before, pos, terms)
+				checkGuards(t, "AxpyK W", WB, nan)
+				checkGuards(t, "AxpyK coef", coefB, nan)
+			}
+		}
+	})
+}
+
+// op runs one index-taking kernel of the active implementation on the
+// given input, with w of length d (d rows for the K forms, K = 3).
+type op struct {
+	name string
+	run  func(idx []int32, val []float64, w []float64)
+	rows func(lenW int) int
+}
+
+const opK = 3
+
+var ops = []op{
+	{"Dot", func(idx []int32, val, w []float64) { Dot(idx, val, w) }, nil},
+	{"Axpy", func(idx []int32, val, w []float64) { Axpy(0.5, idx, val, w) }, nil},
+	{"Dot32", func(idx []int32, val, w []float64) { Dot32(idx, to32(val), w) }, nil},
+	{"Axpy32", func(idx []int32, val, w []float64) { Axpy32(0.5, idx, to32(val), w) }, nil},
+	{"DotK", func(idx []int32, val, w []float64) { DotK(idx, val, w, opK, make([]float64, opK)) }, func(n int) int { return n / opK }},
+	{"AxpyK", func(idx []int32, val, w []float64) { AxpyK([]float64{1, 2, 3}, idx, val, w, opK) }, func(n int) int { return n / opK }},
+}
+
+func to32(v []float64) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x)
+	}
+	return out
+}
+
+// catch runs f and returns what it panicked with, or nil.
+func catch(f func()) (p any) {
+	defer func() { p = recover() }()
+	f()
+	return nil
+}
+
+func TestIndexOutOfRange(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	forEachImpl(t, func(t *testing.T, im *Impl) {
+		for _, o := range ops {
+			for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 257} {
+				for _, where := range []int{0, n / 2, n - 1} {
+					const d = 300
+					lenW := d
+					if o.rows != nil {
+						lenW = d*opK + 2 // rows = d
+					}
+					for _, bad := range []int32{-1, d, d + 1, 1 << 20, math.MaxInt32, math.MinInt32, -d} {
+						idx := sortedIndices(r, n, d, false)
+						idx[where] = bad
+						val := make([]float64, n)
+						values(r, clsNormal, val)
+						wB, w := guarded(lenW, nan)
+						values(r, clsNormal, w)
+						p := catch(func() { o.run(idx, val, w) })
+						var ie *IndexError
+						err, _ := p.(error)
+						if !errors.As(err, &ie) {
+							t.Fatalf("%s n=%d idx[%d]=%d: panic value %v, want *IndexError", o.name, n, where, bad, p)
+						}
+						if ie.Op != o.name || ie.K != where || ie.Index != bad || ie.Len != d {
+							t.Fatalf("%s n=%d idx[%d]=%d: got %+v", o.name, n, where, bad, ie)
+						}
+						checkGuards(t, o.name+" w", wB, nan)
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestLengthMismatch(t *testing.T) {
+	idx := []int32{0, 1, 2}
+	val := []float64{1, 2, 3, 4}[:2] // capacity reaches beyond len: must not be used
+	w := make([]float64, 10)
+	forEachImpl(t, func(t *testing.T, im *Impl) {
+		for _, o := range ops {
+			p := catch(func() { o.run(idx, val, w) })
+			var le *LengthError
+			if err, _ := p.(error); !errors.As(err, &le) {
+				t.Errorf("%s with len(val) < len(idx): panic value %v, want *LengthError", o.name, p)
+			}
+		}
+		for _, f := range []func(){
+			func() { DotK(idx, []float64{1, 2, 3}, w, 2, make([]float64, 1)) },
+			func() { DotK(idx, []float64{1, 2, 3}, w, -1, nil) },
+			func() { AxpyK([]float64{1}, idx, []float64{1, 2, 3}, w, 2) },
+		} {
+			var le *LengthError
+			if err, _ := catch(f).(error); !errors.As(err, &le) {
+				t.Errorf("bad K / out / coef: got %v, want *LengthError", err)
+			}
+		}
+		// Surplus values are allowed and ignored.
+		if got := Dot(idx, []float64{1, 1, 1, 1e300}, []float64{1, 2, 3}); got != 6 {
+			t.Errorf("Dot with len(val) > len(idx) = %v, want 6", got)
+		}
+	})
+}
+
+func TestHugeIndexLimit(t *testing.T) {
+	// len(w) is compared in 64 bits: an index is never taken modulo 2^32.
+	forEachImpl(t, func(t *testing.T, im *Impl) {
+		w := make([]float64, 5)
+		for _, j := range []int32{5, 6, math.MaxInt32, -1, math.MinInt32} {
+			if p := catch(func() { Dot([]int32{j}, []float64{1}, w) }); p == nil {
+				t.Errorf("Dot with idx %d, len(w) 5 did not panic", j)
+			}
+		}
+	})
+}
+
+func TestRegistry(t *testing.T) {
+	all := Impls()
+	if len(all) == 0 || all[0].Name != "generic" {
+		t.Fatalf("Impls() = %v, want generic first", all)
+	}
+	for _, im := range all {
+		if im.Dot == nil || im.Axpy == nil || im.SqNorm == nil || im.Dot32 == nil ||
+			im.Axpy32 == nil || im.DotK == nil || im.AxpyK == nil {
+			t.Errorf("%s has a nil function", im.Name)
+		}
+	}
+	prev := Active().Name
+	defer Use(prev)
+	if Use("no-such-kernel") {
+		t.Error("Use of an unknown name succeeded")
+	}
+	if Active().Name != prev {
+		t.Error("failed Use changed the active implementation")
+	}
+	if f := CPUFeatures(); f == "" {
+		t.Error("CPUFeatures is empty")
+	} else {
+		t.Logf("CPUFeatures: %s; implementations: %v; active: %s", f, names(), prev)
+	}
+}

@@ -1,0 +1,196 @@
+package solver
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	dataio "github.com/acfcd/acfcd/io"
+)
+
+// genSpec describes a generated sparse classification problem.
+type genSpec struct {
+	seed    uint64
+	rows    int
+	feats   int
+	density float64   // expected fraction of non-zeros per row
+	labels  []float64 // class labels; which one is met first is random
+	noise   float64   // probability of a random label
+	scale   float64   // feature scale (default 1)
+	empty   int       // rows forced to have no features
+}
+
+// genData draws rows with random sparse features and labels from random
+// linear scores (argmax over classes), then flips a fraction to noise.
+func genData(s genSpec) *dataio.Dataset {
+	r := rand.New(rand.NewPCG(s.seed, 77))
+	k := len(s.labels)
+	if s.scale == 0 {
+		s.scale = 1
+	}
+	truth := make([][]float64, k)
+	for c := range truth {
+		truth[c] = make([]float64, s.feats)
+		for j := range truth[c] {
+			truth[c][j] = r.NormFloat64()
+		}
+	}
+	d := &dataio.Dataset{Rows: s.rows, Features: s.feats, RowPtr: make([]int64, 1, s.rows+1)}
+	for i := 0; i < s.rows; i++ {
+		score := make([]float64, k)
+		if i >= s.empty {
+			for j := 0; j < s.feats; j++ {
+				if r.Float64() >= s.density {
+					continue
+				}
+				v := s.scale * (r.Float64()*2 - 1)
+				if v == 0 {
+					continue
+				}
+				d.Index = append(d.Index, int32(j))
+				d.Value = append(d.Value, v)
+				for c := range score {
+					score[c] += v * truth[c][j]
+				}
+			}
+		}
+		best := 0
+		for c := range score {
+			if score[c] > score[best] {
+				best = c
+			}
+		}
+		if r.Float64() < s.noise {
+			best = r.IntN(k)
+		}
+		d.Label = append(d.Label, s.labels[best])
+		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
+	}
+	if d.Value == nil {
+		d.Value = []float64{}
+	}
+	return d
+}
+
+// captureDuals collects the final dual variables of every subproblem of
+// the Train calls made until the returned function is called.
+func captureDuals(t *testing.T) (map[int]hookData, func()) {
+	t.Helper()
+	var mu sync.Mutex
+	got := map[int]hookData{}
+	testHookAlpha = func(h hookData) {
+		mu.Lock()
+		defer mu.Unlock()
+		c := h
+		c.alpha = append([]float64(nil), h.alpha...)
+		c.alphaC = append([]float64(nil), h.alphaC...)
+		c.y = append([]int8(nil), h.y...)
+		got[h.class] = c
+	}
+	return got, func() { testHookAlpha = nil }
+}
+
+func mustTrain(t *testing.T, d *dataio.Dataset, p Params) (*Model, *Result, map[int]hookData) {
+	t.Helper()
+	duals, restore := captureDuals(t)
+	defer restore()
+	m, res, err := Train(context.Background(), d, p)
+	if err != nil {
+		t.Fatalf("Train(%+v): %v", p, err)
+	}
+	return m, res, duals
+}
+
+// wColumn returns model weights of subproblem c (bias last when present).
+func wColumn(m *Model, c int) []float64 {
+	rows := len(m.W) / m.NrW
+	w := make([]float64, rows)
+	for j := range w {
+		w[j] = m.W[j*m.NrW+c]
+	}
+	return w
+}
+
+// independent is a from-scratch evaluation of one subproblem with plain
+// loops (no kernel package): w from α, the largest KKT violation and the
+// dual objective, both at the model's w.
+type independent struct {
+	wDiff     float64 // max |w_model − Σ α_i y_i x_i| / (1 + max |w|)
+	violation float64
+	dual      float64
+	primal    float64
+}
+
+func evalIndependent(d *dataio.Dataset, m *Model, c int, h hookData, solverNo int) independent {
+	w := wColumn(m, c)
+	nf := d.Features
+	bias := m.Bias
+	ref := make([]float64, len(w))
+	for i := 0; i < d.Rows; i++ {
+		coef := h.alpha[i] * float64(h.y[i])
+		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
+			ref[d.Index[k]] += coef * d.Value[k]
+		}
+		if bias >= 0 {
+			ref[nf] += coef * bias
+		}
+	}
+	var out independent
+	var wmax, ww float64
+	for j := range w {
+		out.wDiff = max(out.wDiff, math.Abs(w[j]-ref[j]))
+		wmax = max(wmax, math.Abs(w[j]))
+		ww += w[j] * w[j]
+	}
+	out.wDiff /= 1 + wmax
+	dual, loss := 0.5*ww, 0.0
+	for i := 0; i < d.Rows; i++ {
+		var wx float64
+		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
+			wx += d.Value[k] * w[d.Index[k]]
+		}
+		if bias >= 0 {
+			wx += bias * w[nf]
+		}
+		cls := (h.y[i] + 1) >> 1
+		mgn := float64(h.y[i]) * wx
+		a := h.alpha[i]
+		var v float64
+		switch solverNo {
+		case 7:
+			C := h.ub[cls]
+			v = math.Abs(mgn + math.Log(a/h.alphaC[i]))
+			dual += a*math.Log(a) + h.alphaC[i]*math.Log(h.alphaC[i]) - C*math.Log(C)
+			loss += C * math.Log(1+math.Exp(-mgn))
+		default:
+			D := h.diag[cls]
+			G := mgn - 1 + a*D
+			switch {
+			case a == 0:
+				v = math.Max(0, -G)
+			case a == h.ub[cls]:
+				v = math.Max(0, G)
+			default:
+				v = math.Abs(G)
+			}
+			dual += 0.5*a*a*D - a
+			if hl := 1 - mgn; hl > 0 {
+				if solverNo == 3 {
+					loss += h.ub[cls] * hl
+				} else {
+					loss += hl * hl / (2 * D)
+				}
+			}
+		}
+		out.violation = max(out.violation, v)
+	}
+	out.dual = dual
+	out.primal = 0.5*ww + loss
+	return out
+}
+
+func relDiff(a, b float64) float64 {
+	return math.Abs(a-b) / math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}

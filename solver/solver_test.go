@@ -1,0 +1,367 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	dataio "github.com/acfcd/acfcd/io"
+)
+
+var allSelections = []string{"uniform", "shrink", "acf", "acf+shrink"}
+var allSolvers = []int{1, 3, 7}
+
+// problems used across the tests.
+type namedProblem struct {
+	name    string
+	d       *dataio.Dataset
+	bias    float64
+	weights map[float64]float64
+	c       float64
+}
+
+func testProblems() []namedProblem {
+	return []namedProblem{
+		{"noisy-binary", genData(genSpec{seed: 1, rows: 300, feats: 40, density: 0.2, labels: []float64{-1, 1}, noise: 0.15}), -1, nil, 1},
+		{"separable-binary-bias", genData(genSpec{seed: 2, rows: 250, feats: 30, density: 0.3, labels: []float64{1, -1}}), 1, nil, 10},
+		{"weighted-labels-2-5", genData(genSpec{seed: 3, rows: 200, feats: 25, density: 0.25, labels: []float64{2, 5}, noise: 0.05, empty: 3}), 0.5, map[float64]float64{5: 3, 2: 0.5}, 2},
+		{"four-class", genData(genSpec{seed: 4, rows: 400, feats: 50, density: 0.15, labels: []float64{3, 1, 4, 2}, noise: 0.1}), 1, map[float64]float64{4: 2}, 1},
+	}
+}
+
+// TestSolutions checks every solver × selection on every problem against
+// an independent recomputation: w = Σ α_i y_i x_i, the largest KKT
+// violation ≤ eps at the returned model, the reported objective and gap.
+func TestSolutions(t *testing.T) {
+	for _, pr := range testProblems() {
+		for _, s := range allSolvers {
+			for _, sel := range allSelections {
+				t.Run(fmt.Sprintf("%s/s=%d/%s", pr.name, s, sel), func(t *testing.T) {
+					const eps = 1e-3
+					p := Params{Solver: s, C: pr.c, Eps: eps, Bias: pr.bias, Weights: pr.weights, Select: sel, Seed: 7, MaxEpochs: 100000}
+					m, res, duals := mustTrain(t, pr.d, p)
+					if !res.Converged || res.HitEpochCap || m.Partial {
+						t.Fatalf("not converged: %+v", res)
+					}
+					if len(duals) != m.NrW {
+						t.Fatalf("%d subproblems reported, model has %d", len(duals), m.NrW)
+					}
+					var dualSum float64
+					for c := 0; c < m.NrW; c++ {
+						ind := evalIndependent(pr.d, m, c, duals[c], s)
+						if ind.wDiff > 1e-10 {
+							t.Errorf("class %d: w differs from Σ α y x by %g", c, ind.wDiff)
+						}
+						if ind.violation > eps*(1+1e-9)+1e-12 {
+							t.Errorf("class %d: independent max violation %g > eps %g", c, ind.violation, eps)
+						}
+						r := res
+						if m.NrW > 1 {
+							r = &res.Classes[c]
+						}
+						if relDiff(ind.dual, r.Objective) > 1e-9 {
+							t.Errorf("class %d: objective %v, independent %v", c, r.Objective, ind.dual)
+						}
+						if relDiff(ind.primal, r.Primal) > 1e-9 {
+							t.Errorf("class %d: primal %v, independent %v", c, r.Primal, ind.primal)
+						}
+						if math.Abs(r.Violation-ind.violation) > 1e-9*(1+ind.violation) {
+							t.Errorf("class %d: reported violation %g, independent %g", c, r.Violation, ind.violation)
+						}
+						if r.Gap < -1e-9*math.Abs(r.Primal) {
+							t.Errorf("class %d: negative duality gap %g", c, r.Gap)
+						}
+						dualSum += ind.dual
+					}
+					if relDiff(dualSum, res.Objective) > 1e-9 {
+						t.Errorf("total objective %v, independent %v", res.Objective, dualSum)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestSelectionsAgree: at a tight eps every selection reaches the same
+// dual objective, and the duality gap is small.
+func TestSelectionsAgree(t *testing.T) {
+	for _, pr := range testProblems() {
+		for _, s := range allSolvers {
+			t.Run(fmt.Sprintf("%s/s=%d", pr.name, s), func(t *testing.T) {
+				const eps = 1e-6
+				var objs []float64
+				for _, sel := range allSelections {
+					p := Params{Solver: s, C: pr.c, Eps: eps, Bias: pr.bias, Weights: pr.weights, Select: sel, Seed: 3, MaxEpochs: 100000}
+					_, res, _ := mustTrain(t, pr.d, p)
+					if !res.Converged {
+						t.Fatalf("%s: not converged: violation %g after %d epochs", sel, res.Violation, res.Epochs)
+					}
+					if res.Gap > 1e-4*math.Max(1, math.Abs(res.Primal)) {
+						t.Errorf("%s: duality gap %g (primal %g, dual %g)", sel, res.Gap, res.Primal, res.Objective)
+					}
+					objs = append(objs, res.Objective)
+				}
+				for k := 1; k < len(objs); k++ {
+					if relDiff(objs[k], objs[0]) > 1e-7 {
+						t.Errorf("%s objective %.12g vs uniform %.12g", allSelections[k], objs[k], objs[0])
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestDeterminism(t *testing.T) {
+	pr := testProblems()[3] // four classes: parallel one-vs-rest
+	for _, s := range allSolvers {
+		for _, sel := range allSelections {
+			p := Params{Solver: s, C: 4, Eps: 1e-4, Bias: 1, Select: sel, Seed: 99}
+			m1, r1, _ := mustTrain(t, pr.d, p)
+			m2, r2, _ := mustTrain(t, pr.d, p)
+			for j := range m1.W {
+				if math.Float64bits(m1.W[j]) != math.Float64bits(m2.W[j]) {
+					t.Fatalf("s=%d %s: W[%d] differs: %v vs %v", s, sel, j, m1.W[j], m2.W[j])
+				}
+			}
+			if r1.Iterations != r2.Iterations || r1.Objective != r2.Objective {
+				t.Fatalf("s=%d %s: runs differ: %d/%v vs %d/%v", s, sel, r1.Iterations, r1.Objective, r2.Iterations, r2.Objective)
+			}
+			p.Seed = 100
+			m3, _, _ := mustTrain(t, pr.d, p)
+			same := true
+			for j := range m1.W {
+				same = same && m1.W[j] == m3.W[j]
+			}
+			if same {
+				t.Errorf("s=%d %s: another seed gave a bit-identical model", s, sel)
+			}
+		}
+	}
+}
+
+func TestLabelsAndLayout(t *testing.T) {
+	// liblinear's group_classes: order of first appearance, -1/+1 swapped.
+	cases := []struct {
+		labels []float64
+		want   []float64
+	}{
+		{[]float64{-1, 1, 1, -1}, []float64{1, -1}},
+		{[]float64{1, -1, -1}, []float64{1, -1}},
+		{[]float64{0, 1, 0}, []float64{0, 1}},
+		{[]float64{2, 1, 1}, []float64{2, 1}},
+		{[]float64{-1, 2}, []float64{-1, 2}},
+		{[]float64{3, -1, 1, 3}, []float64{3, -1, 1}},
+		{[]float64{-1, 1, 2}, []float64{-1, 1, 2}},
+	}
+	for _, c := range cases {
+		got, cls, err := groupClasses(c.labels)
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("groupClasses(%v) = %v, %v; want %v", c.labels, got, err, c.want)
+			continue
+		}
+		for i, k := range cls {
+			if got[k] != c.labels[i] {
+				t.Errorf("groupClasses(%v): example %d in class %v", c.labels, i, got[k])
+			}
+		}
+	}
+	d := genData(genSpec{seed: 5, rows: 60, feats: 7, density: 0.5, labels: []float64{3, 1, 2}, noise: 0.1})
+	m, res, _ := mustTrain(t, d, Params{Solver: 3, C: 1, Bias: 2, Seed: 1})
+	if m.NrW != 3 || len(m.W) != 8*3 || m.NumFeature != 7 || m.Bias != 2 || len(res.Classes) != 3 {
+		t.Fatalf("layout: NrW %d len(W) %d NumFeature %d Bias %v classes %d", m.NrW, len(m.W), m.NumFeature, m.Bias, len(res.Classes))
+	}
+	if m.SolverType != "L2R_L1LOSS_SVC_DUAL" || res.Solver != m.SolverType || res.Select != "acf" || res.Eps != 0.1 {
+		t.Fatalf("names/defaults: %q %q %q eps %v", m.SolverType, res.Solver, res.Select, res.Eps)
+	}
+	m, _, _ = mustTrain(t, d, Params{Solver: 1, C: 1, Bias: -1, Seed: 1})
+	if len(m.W) != 7*3 || m.Bias != -1 {
+		t.Fatalf("no bias: len(W) %d bias %v", len(m.W), m.Bias)
+	}
+}
+
+func TestSingleClass(t *testing.T) {
+	// liblinear 2.3.0 trains one subproblem with every example positive.
+	d := genData(genSpec{seed: 6, rows: 30, feats: 5, density: 0.6, labels: []float64{4}})
+	for _, s := range allSolvers {
+		m, res, duals := mustTrain(t, d, Params{Solver: s, C: 1, Eps: 1e-4, Bias: 1, Seed: 1})
+		if m.NrW != 1 || len(m.Labels) != 1 || m.Labels[0] != 4 || !res.Converged {
+			t.Fatalf("s=%d: NrW %d labels %v converged %v", s, m.NrW, m.Labels, res.Converged)
+		}
+		for _, y := range duals[0].y {
+			if y != 1 {
+				t.Fatalf("s=%d: a negative example in a one-class problem", s)
+			}
+		}
+	}
+}
+
+func TestParamErrors(t *testing.T) {
+	d := genData(genSpec{seed: 7, rows: 20, feats: 4, density: 0.5, labels: []float64{1, -1}})
+	ctx := context.Background()
+	bad := []struct {
+		p    Params
+		want string
+	}{
+		{Params{Solver: 2, C: 1}, "unknown solver"},
+		{Params{Solver: 3, C: 0}, "C must be"},
+		{Params{Solver: 3, C: -1}, "C must be"},
+		{Params{Solver: 3, C: math.NaN()}, "C must be"},
+		{Params{Solver: 3, C: math.Inf(1)}, "C must be"},
+		{Params{Solver: 3, C: 1, Eps: -1}, "eps must be"},
+		{Params{Solver: 3, C: 1, Select: "random"}, "unknown coordinate selection"},
+		{Params{Solver: 3, C: 1, MaxEpochs: -1}, "MaxEpochs"},
+		{Params{Solver: 3, C: 1, Weights: map[float64]float64{1: 0}}, "weight"},
+		{Params{Solver: 3, C: 1, Bias: math.NaN()}, "bias"},
+	}
+	for _, b := range bad {
+		_, _, err := Train(ctx, d, b.p)
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("Train(%+v) error %v, want one containing %q", b.p, err, b.want)
+		}
+	}
+	ok := Params{Solver: 3, C: 1}
+	frac := *d
+	frac.Label = append([]float64(nil), d.Label...)
+	frac.Label[3] = 0.5
+	if _, _, err := Train(ctx, &frac, ok); err == nil || !strings.Contains(err.Error(), "integer") {
+		t.Errorf("fractional label: %v", err)
+	}
+	short := *d
+	short.Value = d.Value[:len(d.Value)-1]
+	if _, _, err := Train(ctx, &short, ok); err == nil || !strings.Contains(err.Error(), "malformed") {
+		t.Errorf("short value array: %v", err)
+	}
+	if _, _, err := Train(ctx, &dataio.Dataset{RowPtr: []int64{0}}, ok); err == nil {
+		t.Error("empty dataset accepted")
+	}
+	badIdx := *d
+	badIdx.Features = 2
+	if _, _, err := Train(ctx, &badIdx, ok); err == nil || !strings.Contains(err.Error(), "feature index") {
+		t.Errorf("index out of range: %v", err)
+	}
+	_, res, err := Train(ctx, d, Params{Solver: 3, C: 1, Weights: map[float64]float64{7: 2}})
+	if err != nil || len(res.Warnings) != 1 {
+		t.Errorf("unknown weight label: err %v warnings %v", err, res.Warnings)
+	}
+}
+
+func TestEpochCap(t *testing.T) {
+	d := genData(genSpec{seed: 8, rows: 500, feats: 60, density: 0.2, labels: []float64{1, -1}, noise: 0.2})
+	for _, s := range allSolvers {
+		for _, sel := range allSelections {
+			m, res, _ := mustTrain(t, d, Params{Solver: s, C: 100, Eps: 1e-9, Select: sel, MaxEpochs: 3, Seed: 1})
+			if !res.HitEpochCap || res.Converged || !m.Partial || res.Cancelled {
+				t.Errorf("s=%d %s: cap not reported: %+v", s, sel, res)
+			}
+			if res.Epochs > 4 || res.Violation <= 1e-9 {
+				t.Errorf("s=%d %s: epochs %d violation %g", s, sel, res.Epochs, res.Violation)
+			}
+		}
+	}
+}
+
+func TestCancel(t *testing.T) {
+	d := genData(genSpec{seed: 9, rows: 2000, feats: 80, density: 0.2, labels: []float64{1, 2, 3}, noise: 0.2})
+	for _, sel := range allSelections {
+		ctx, cancel := context.WithCancel(context.Background())
+		calls := 0
+		p := Params{Solver: 3, C: 1000, Eps: 1e-12, Select: sel, Seed: 1, Progress: func(pr Progress) {
+			calls++
+			if pr.Epoch >= 2 {
+				cancel()
+			}
+		}}
+		m, res, err := Train(ctx, d, p)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Cancelled || !m.Partial || res.Converged {
+			t.Errorf("%s: cancellation not reported: %+v", sel, res)
+		}
+		if res.Epochs > 3*20 || calls == 0 {
+			t.Errorf("%s: %d epochs, %d progress calls", sel, res.Epochs, calls)
+		}
+		// Cancelled before starting: still a model, no error.
+		ctx, cancel = context.WithCancel(context.Background())
+		cancel()
+		m, res, err = Train(ctx, d, Params{Solver: 7, C: 1, Select: sel})
+		if err != nil || m == nil || !res.Cancelled || !m.Partial {
+			t.Errorf("%s: pre-cancelled: %v %+v", sel, err, res)
+		}
+	}
+}
+
+func TestProgress(t *testing.T) {
+	d := genData(genSpec{seed: 10, rows: 300, feats: 30, density: 0.3, labels: []float64{1, -1}, noise: 0.1})
+	for _, sel := range allSelections {
+		var last Progress
+		n := 0
+		_, res, _ := mustTrain(t, d, Params{Solver: 3, C: 10, Eps: 1e-4, Select: sel, Seed: 2, Progress: func(p Progress) {
+			n++
+			last = p
+		}})
+		if n == 0 || n > res.Epochs+1 {
+			t.Errorf("%s: %d progress calls for %d epochs", sel, n, res.Epochs)
+		}
+		// The tracked objective (f minus the exact gains) matches the final one.
+		if relDiff(last.Objective, res.Objective) > 1e-3 {
+			t.Errorf("%s: last progress objective %v, final %v", sel, last.Objective, res.Objective)
+		}
+	}
+}
+
+func TestBregLog(t *testing.T) {
+	for _, x := range []float64{-0.9, -0.3, -0.05, -0.0499, -1e-3, -1e-8, 0, 1e-12, 1e-4, 0.02, 0.0499, 0.05, 0.5, 3, 1e6} {
+		got := bregLog(x)
+		// reference in higher precision: direct formula with log1p is accurate for |x| ≥ 0.05;
+		// for small |x| compare with the series to many terms.
+		var want float64
+		if math.Abs(x) >= 0.05 {
+			want = (1+x)*math.Log1p(x) - x
+		} else {
+			p := -x
+			for k := 2; k < 40; k++ {
+				p *= -x // (−x)^k = (−1)^k x^k
+				want += p / float64(k*(k-1))
+			}
+		}
+		if math.Abs(got-want) > 1e-14*math.Abs(want)+1e-300 {
+			t.Errorf("bregLog(%g) = %.17g, want %.17g", x, got, want)
+		}
+	}
+}
+
+// TestFloat32 trains on float32 storage (kernel.Dot32/Axpy32) and compares
+// with float64 storage holding the same (float32-rounded) values.
+func TestFloat32(t *testing.T) {
+	for _, pr := range testProblems() {
+		d64 := *pr.d
+		d64.Value = make([]float64, len(pr.d.Value))
+		d32 := *pr.d
+		d32.Value = nil
+		d32.Value32 = make([]float32, len(pr.d.Value))
+		for k, v := range pr.d.Value {
+			d32.Value32[k] = float32(v)
+			d64.Value[k] = float64(float32(v))
+		}
+		for _, s := range allSolvers {
+			for _, sel := range []string{"acf", "acf+shrink"} {
+				p := Params{Solver: s, C: pr.c, Eps: 1e-4, Bias: pr.bias, Weights: pr.weights, Select: sel, Seed: 5, MaxEpochs: 100000}
+				m64, r64, _ := mustTrain(t, &d64, p)
+				m32, r32, duals := mustTrain(t, &d32, p)
+				if !r32.Converged || relDiff(r32.Objective, r64.Objective) > 1e-6 {
+					t.Errorf("%s s=%d %s: float32 objective %v (converged %v), float64 %v", pr.name, s, sel, r32.Objective, r32.Converged, r64.Objective)
+				}
+				for c := 0; c < m32.NrW; c++ {
+					if ind := evalIndependent(&d64, m32, c, duals[c], s); ind.wDiff > 1e-6 || ind.violation > 1e-4*(1+1e-6) {
+						t.Errorf("%s s=%d %s class %d: w mismatch %g, violation %g", pr.name, s, sel, c, ind.wDiff, ind.violation)
+					}
+				}
+				_ = m64
+			}
+		}
+	}
+}

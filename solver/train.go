@@ -1,0 +1,441 @@
+package solver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/acfcd/acfcd/acf"
+	dataio "github.com/acfcd/acfcd/io"
+	"github.com/acfcd/acfcd/kernel"
+)
+
+// Params are the training options, named after liblinear-train's flags.
+type Params struct {
+	// Solver is liblinear's -s: 1 (L2R_L2LOSS_SVC_DUAL, squared hinge),
+	// 3 (L2R_L1LOSS_SVC_DUAL, hinge) or 7 (L2R_LR_DUAL, logistic).
+	Solver int
+	// C is the cost; it must be > 0 (callers default it to 1, as liblinear).
+	C float64
+	// Eps is the stopping tolerance on the largest KKT violation; 0 means
+	// liblinear's default for the solver (0.1 for -s 1, 3 and 7).
+	Eps float64
+	// Bias is liblinear's -B: when >= 0 every example gets an implicit extra
+	// feature of this value (its weight is regularised, as in liblinear).
+	// Callers should use -1 (no bias) as the default.
+	Bias float64
+	// Weights is liblinear's -wi: the C of class label is C*Weights[label].
+	// A label that does not occur is ignored with a warning in Result.
+	Weights map[float64]float64
+	// Select is the coordinate selection: "acf" (default), "uniform",
+	// "shrink" or "acf+shrink". The logistic dual (-s 7) has no variable at a
+	// bound, so liblinear never shrinks it: there "shrink" runs as "uniform"
+	// and "acf+shrink" as "acf".
+	Select string
+	// Seed seeds every random choice; the same seed gives a bit-identical model.
+	Seed uint64
+	// MaxEpochs caps the epochs of each subproblem (0: 1000, liblinear
+	// 2.3.0's max_iter for these solvers). For "uniform" and "shrink" an
+	// epoch is one sweep over the (active) coordinates, liblinear's #iter;
+	// for "acf" and "acf+shrink" it is n coordinate steps.
+	MaxEpochs int
+	// ACF configures the adaptation of coordinate frequencies; the zero
+	// value is the paper's defaults.
+	ACF acf.Config
+	// Progress, if set, is called about once per epoch. One-vs-rest classes
+	// train in parallel, so calls may come from several goroutines, but
+	// never two at once.
+	Progress func(Progress)
+}
+
+// Progress reports the state of one subproblem at the end of an epoch.
+type Progress struct {
+	Class     int     // one-vs-rest subproblem (0 for a binary problem)
+	Epoch     int     // epochs done
+	Violation float64 // largest KKT violation seen in the last sweep
+	Objective float64 // current dual objective, liblinear's convention
+}
+
+// Result describes a training run. For a multi-class problem the counts
+// are sums over the one-vs-rest subproblems in Classes, Objective, Primal
+// and Gap are sums, Violation is the largest, and Converged holds when
+// every subproblem converged.
+type Result struct {
+	Solver     string // liblinear's name, e.g. "L2R_L1LOSS_SVC_DUAL"
+	Select     string
+	C, Eps     float64
+	Iterations int64   // coordinate-descent steps (gradient evaluations while optimising)
+	Epochs     int     // sweeps (acf: steps/n)
+	Operations int64   // non-zeros touched: Dot + Axpy + the KKT passes
+	Seconds    float64 // wall time of training
+	// Objective is the dual objective as liblinear prints it ("Objective
+	// value"): for -s 1/3, ½αᵀ(Q+D)α − Σα; for -s 7,
+	// ½αᵀQα + Σ[α log α + (C−α) log(C−α) − C log C]. Minimised.
+	Objective float64
+	// Primal is ½‖w‖² + Σ C_i·loss_i at the returned w (hinge, squared
+	// hinge or logistic loss), the function liblinear's primal solvers print.
+	Primal float64
+	// Gap is Primal + Objective ≥ 0, the duality gap (liblinear's printed dual
+	// objective is the negative of the dual function).
+	Gap float64
+	// Violation is the largest KKT violation over all examples, from a full
+	// pass at the returned model (projected gradient for -s 1/3, |∂f/∂α_i|
+	// for -s 7).
+	Violation   float64
+	NNZW        int // non-zero weights in the model (bias included)
+	Converged   bool
+	HitEpochCap bool
+	Cancelled   bool
+	// Warnings are non-fatal remarks, e.g. a -wi label that does not occur.
+	Warnings []string
+	Classes  []Result // per one-vs-rest subproblem (empty for binary)
+}
+
+// solverTypes maps liblinear's -s number to its name and our loss.
+var solverTypes = map[int]struct {
+	name string
+	kind lossKind
+}{
+	1: {"L2R_L2LOSS_SVC_DUAL", l2svm},
+	3: {"L2R_L1LOSS_SVC_DUAL", l1svm},
+	7: {"L2R_LR_DUAL", logistic},
+}
+
+type selection int
+
+const (
+	selUniform selection = iota
+	selShrink
+	selACF
+	selACFShrink
+)
+
+var selections = map[string]selection{
+	"uniform":    selUniform,
+	"shrink":     selShrink,
+	"acf":        selACF,
+	"acf+shrink": selACFShrink,
+}
+
+// DefaultMaxEpochs is liblinear 2.3.0's max_iter for the dual solvers.
+const DefaultMaxEpochs = 1000
+
+// maxLabel bounds class labels: liblinear stores them as C ints.
+const maxLabel = math.MaxInt32
+
+// Train fits a model to d as liblinear-train would with the same -s, -c,
+// -e, -B and -wi. Labels are grouped in liblinear's order (first
+// appearance, with -1/+1 swapped to +1/-1); more than two classes are
+// trained one-vs-rest, in parallel. A single class is trained as
+// liblinear 2.3.0 does: one subproblem with every example positive.
+//
+// When ctx is cancelled, Train returns the model reached so far with
+// Partial set and Result.Cancelled, and no error.
+func Train(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result, error) {
+	start := time.Now()
+	st, ok := solverTypes[p.Solver]
+	if !ok {
+		return nil, nil, fmt.Errorf("solver: unknown solver -s %d (implemented: 1, 3 and 7)", p.Solver)
+	}
+	if !(p.C > 0) || math.IsInf(p.C, 0) {
+		return nil, nil, fmt.Errorf("solver: C must be a positive finite number, got %g", p.C)
+	}
+	eps := p.Eps
+	if eps < 0 || math.IsNaN(eps) || math.IsInf(eps, 0) {
+		return nil, nil, fmt.Errorf("solver: eps must be >= 0 and finite, got %g", p.Eps)
+	}
+	if eps == 0 {
+		eps = 0.1 // liblinear's default for -s 1, 3 and 7
+	}
+	if math.IsNaN(p.Bias) || math.IsInf(p.Bias, 0) {
+		return nil, nil, fmt.Errorf("solver: bias must be finite, got %g", p.Bias)
+	}
+	selName := p.Select
+	if selName == "" {
+		selName = "acf"
+	}
+	sel, ok := selections[selName]
+	if !ok {
+		return nil, nil, fmt.Errorf("solver: unknown coordinate selection %q (want acf, uniform, shrink or acf+shrink)", p.Select)
+	}
+	maxEpochs := p.MaxEpochs
+	if maxEpochs < 0 {
+		return nil, nil, fmt.Errorf("solver: MaxEpochs must be >= 0, got %d", p.MaxEpochs)
+	}
+	if maxEpochs == 0 {
+		maxEpochs = DefaultMaxEpochs
+	}
+	for lab, w := range p.Weights {
+		if !(w > 0) || math.IsInf(w, 0) {
+			return nil, nil, fmt.Errorf("solver: weight %g of class %g must be a positive finite number", w, lab)
+		}
+	}
+	if err := p.ACF.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("solver: %w", err)
+	}
+	if err := checkData(d); err != nil {
+		return nil, nil, err
+	}
+	labels, class, err := groupClasses(d.Label)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	res := &Result{Solver: st.name, Select: selName, C: p.C, Eps: eps}
+	weighted := make([]float64, len(labels))
+	for j := range weighted {
+		weighted[j] = p.C
+	}
+	wlabels := make([]float64, 0, len(p.Weights))
+	for lab := range p.Weights {
+		wlabels = append(wlabels, lab)
+	}
+	sort.Float64s(wlabels) // deterministic warnings
+	for _, lab := range wlabels {
+		j := indexOf(labels, lab)
+		if j < 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("class label %g specified in weight is not found", lab))
+			continue
+		}
+		weighted[j] *= p.Weights[lab]
+	}
+
+	sh := newShared(d, st.kind, sel, eps, p.Bias, maxEpochs, p.ACF)
+	sh.done = ctx.Done()
+	if p.Progress != nil {
+		var mu sync.Mutex
+		f := p.Progress
+		sh.progress = func(pr Progress) {
+			mu.Lock()
+			defer mu.Unlock()
+			f(pr)
+		}
+	}
+
+	// Subproblems as liblinear's train(): two classes give one problem with
+	// class 0 positive, Cp = weighted C of class 0 and Cn = that of class 1;
+	// otherwise (one class included) one-vs-rest with Cp = weighted C of
+	// class k and Cn = C.
+	nsub := len(labels)
+	if nsub == 2 {
+		nsub = 1
+	}
+	subs := make([]subproblem, nsub)
+	for k := range subs {
+		s := &subs[k]
+		s.class = k
+		if len(labels) == 2 {
+			s.cp, s.cn = weighted[0], weighted[1]
+		} else {
+			s.cp, s.cn = weighted[k], p.C
+		}
+		s.seed = mixSeed(p.Seed, uint64(k))
+	}
+
+	wlen := d.Features
+	if p.Bias >= 0 {
+		wlen++
+	}
+	model := &Model{SolverType: st.name, Labels: labels, NumFeature: d.Features, Bias: p.Bias, NrW: nsub}
+	if p.Bias < 0 {
+		model.Bias = -1
+	}
+	model.W = make([]float64, wlen*nsub)
+
+	workers := min(runtime.GOMAXPROCS(0), nsub)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk := newWorker(sh)
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= nsub {
+					return
+				}
+				s := &subs[k]
+				wk.solve(s, class)
+				for j := 0; j < wlen; j++ {
+					model.W[j*nsub+k] = wk.w[j]
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	res.Converged = true
+	for k := range subs {
+		r := &subs[k].res
+		r.Solver, r.Select, r.C, r.Eps = res.Solver, res.Select, res.C, res.Eps
+		res.Iterations += r.Iterations
+		res.Epochs += r.Epochs
+		res.Operations += r.Operations
+		res.Objective += r.Objective
+		res.Primal += r.Primal
+		res.Gap += r.Gap
+		res.Violation = max(res.Violation, r.Violation)
+		res.Converged = res.Converged && r.Converged
+		res.HitEpochCap = res.HitEpochCap || r.HitEpochCap
+		res.Cancelled = res.Cancelled || r.Cancelled
+	}
+	for _, v := range model.W {
+		if v != 0 {
+			res.NNZW++
+		}
+	}
+	if nsub > 1 {
+		res.Classes = make([]Result, nsub)
+		for k := range subs {
+			res.Classes[k] = subs[k].res
+		}
+	}
+	model.Partial = !res.Converged || res.Cancelled
+	res.Seconds = time.Since(start).Seconds()
+	return model, res, nil
+}
+
+// checkData rejects datasets the solvers cannot use, before any work.
+func checkData(d *dataio.Dataset) error {
+	if d == nil || d.Rows == 0 {
+		return errors.New("solver: no training examples")
+	}
+	if len(d.Label) != d.Rows || len(d.RowPtr) != d.Rows+1 {
+		return fmt.Errorf("solver: malformed dataset: %d rows, %d labels, %d row pointers", d.Rows, len(d.Label), len(d.RowPtr))
+	}
+	nnz := d.RowPtr[d.Rows]
+	nval := int64(len(d.Value))
+	if d.Value == nil {
+		nval = int64(len(d.Value32)) // float32 storage: kernel.Dot32/Axpy32
+	}
+	if d.RowPtr[0] != 0 || int64(len(d.Index)) < nnz || nval < nnz {
+		return errors.New("solver: malformed dataset: row pointers do not match the index and value arrays")
+	}
+	if d.Features < 0 || d.Features >= math.MaxInt32 {
+		return fmt.Errorf("solver: malformed dataset: %d features", d.Features)
+	}
+	for i := 0; i < d.Rows; i++ {
+		if d.RowPtr[i+1] < d.RowPtr[i] {
+			return fmt.Errorf("solver: malformed dataset: row pointers decrease at row %d", i)
+		}
+	}
+	nf := int32(d.Features)
+	for _, j := range d.Index[:nnz] {
+		if uint32(j) >= uint32(nf) {
+			return fmt.Errorf("solver: malformed dataset: feature index %d outside [0, %d)", j, nf)
+		}
+	}
+	return nil
+}
+
+// groupClasses orders the labels as liblinear's group_classes (identical
+// in 2.3.0 and 2.50): by first appearance, except that a two-class problem
+// whose labels are -1 then +1 is swapped so that +1 is class 0, the
+// positive side of the binary problem. It returns the labels and each
+// example's class index.
+func groupClasses(y []float64) ([]float64, []int32, error) {
+	var labels []float64
+	seen := map[float64]int32{}
+	class := make([]int32, len(y))
+	for i, v := range y {
+		if v != math.Trunc(v) || math.IsInf(v, 0) || math.Abs(v) > maxLabel {
+			return nil, nil, fmt.Errorf("solver: label %g of example %d is not an integer class label (classification needs integral labels)", v, i+1)
+		}
+		if v == 0 {
+			v = 0 // -0 and +0 are one class
+		}
+		k, ok := seen[v]
+		if !ok {
+			k = int32(len(labels))
+			seen[v] = k
+			labels = append(labels, v)
+		}
+		class[i] = k
+	}
+	if len(labels) == 2 && labels[0] == -1 && labels[1] == 1 {
+		labels[0], labels[1] = labels[1], labels[0]
+		for i := range class {
+			class[i] = 1 - class[i]
+		}
+	}
+	return labels, class, nil
+}
+
+func indexOf(s []float64, v float64) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// mixSeed derives a subproblem's seed (splitmix64 of seed and class), so
+// that each class has its own random stream whatever goroutine runs it.
+func mixSeed(seed, k uint64) uint64 {
+	z := seed + (k+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// shared is the read-only state common to every subproblem.
+type shared struct {
+	rp    []int64
+	idx   []int32
+	val   []float64
+	val32 []float32 // instead of val for float32 storage
+	xsq   []float64 // ‖x_i‖², plus B² with a bias
+	n     int       // examples
+	nf    int       // features; w[nf] is the bias weight (kept 0 without a bias)
+	bias  float64   // B, or 0 without a bias
+
+	kind      lossKind
+	sel       selection
+	eps       float64
+	maxEpochs int
+	acfCfg    acf.Config
+	done      <-chan struct{}
+	progress  func(Progress)
+}
+
+func newShared(d *dataio.Dataset, kind lossKind, sel selection, eps, bias float64, maxEpochs int, cfg acf.Config) *shared {
+	sh := &shared{rp: d.RowPtr, idx: d.Index, val: d.Value, val32: d.Value32, n: d.Rows, nf: d.Features,
+		kind: kind, sel: sel, eps: eps, maxEpochs: maxEpochs, acfCfg: cfg}
+	if bias >= 0 {
+		sh.bias = bias
+	}
+	sh.xsq = make([]float64, sh.n)
+	b2 := sh.bias * sh.bias
+	if d.Value != nil {
+		sh.val32 = nil
+		for i := range sh.xsq {
+			a, b := sh.rp[i], sh.rp[i+1]
+			sh.xsq[i] = kernel.SqNorm(sh.val[a:b:b]) + b2
+		}
+	} else {
+		for i := range sh.xsq {
+			var q float64
+			for _, v := range sh.val32[sh.rp[i]:sh.rp[i+1]] {
+				q += float64(v) * float64(v)
+			}
+			sh.xsq[i] = q + b2
+		}
+	}
+	return sh
+}
+
+// subproblem is one binary problem: class k (or class 0 of two) against the rest.
+type subproblem struct {
+	class  int
+	cp, cn float64
+	seed   uint64
+	res    Result
+}
