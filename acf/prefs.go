@@ -90,6 +90,7 @@ type Prefs struct {
 	sum float64 // Σ p_i, updated incrementally, re-summed once per sweep
 
 	c, pmin, pmax, eta float64
+	decay              float64 // exp(−c): the factor for a zero gain, the commonest case
 
 	warm   bool
 	rbar   float64
@@ -112,12 +113,13 @@ func NewPrefs(n int, cfg Config) *Prefs {
 	}
 	r := cfg.resolve(n)
 	p := &Prefs{
-		p:    make([]float64, n),
-		sum:  float64(n),
-		c:    r.C,
-		pmin: r.PMin,
-		pmax: r.PMax,
-		eta:  r.Eta,
+		p:     make([]float64, n),
+		sum:   float64(n),
+		c:     r.C,
+		decay: math.Exp(-r.C),
+		pmin:  r.PMin,
+		pmax:  r.PMax,
+		eta:   r.Eta,
 	}
 	for i := range p.p {
 		p.p[i] = 1
@@ -173,7 +175,19 @@ func (p *Prefs) Observe(i int, gain float64) {
 		return
 	}
 	old := p.p[i]
-	v := p.clip(math.Exp(p.c*(gain/p.rbar-1)) * old)
+	// The exponential dominates the cost of a step on short rows; these
+	// shortcuts give the same bits as the general formula: a zero gain's
+	// factor is exp(−c), and a preference already at a bound stays there
+	// when the factor pushes it further out.
+	var v float64
+	switch {
+	case gain == 0:
+		v = p.clip(p.decay * old)
+	case old == p.pmin && gain <= p.rbar, old == p.pmax && gain >= p.rbar:
+		v = old
+	default:
+		v = p.clip(math.Exp(p.c*(gain/p.rbar-1)) * old)
+	}
 	p.p[i] = v
 	p.sum += v - old
 	p.changes++

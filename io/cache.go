@@ -90,7 +90,7 @@ const (
 	cacheFlagQID     = 1 << 1
 	cacheFlagsKnown  = cacheFlagFloat32 | cacheFlagQID
 
-	cacheMaxFeatures = 1 << 31 // indices are int32
+	cacheMaxFeatures = 1 << 31 // indices are int32 (untyped: compared as uint64 and int64)
 
 	// header field offsets
 	chVersion    = 8
@@ -427,7 +427,7 @@ func checkCSR(d *Dataset, threads int) error {
 	if rows < 0 || len(d.RowPtr) != rows+1 {
 		return fmt.Errorf("RowPtr has %d entries for %d rows", len(d.RowPtr), rows)
 	}
-	if d.Features < 0 || int64(d.Features) > cacheMaxFeatures {
+	if d.Features < 0 || int64(d.Features) > int64(cacheMaxFeatures) {
 		return fmt.Errorf("feature count %d out of range", d.Features)
 	}
 	if d.RowPtr[0] != 0 {

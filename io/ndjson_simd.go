@@ -42,10 +42,13 @@ func (p *simdChunkParser) parse(chunk []byte, b *ndBuilder) bool {
 	if len(t) == 0 {
 		return true
 	}
-	// ParseND trims Unicode white space (\v, \f, U+0085, U+00A0, ...) at
-	// the ends, which JSON does not allow, and accepts "-0" followed by
-	// digits (as in -01.5), which JSON does not allow either.
-	if len(bytes.TrimSpace(t)) != len(t) || hasNegLeadingZero(t) {
+	// Where simdjson-go is more lenient than JSON, leave the chunk to the
+	// scanner: ParseND trims Unicode white space (\v, \f, U+0085, U+00A0,
+	// ...) at the ends, accepts "-0" followed by digits (as in -01.5), and
+	// decodes malformed \u escapes ("\u 061" as "a"). Valid input needs
+	// no escapes (keys are digits or three plain names), so any backslash
+	// sends the chunk to the scanner.
+	if len(bytes.TrimSpace(t)) != len(t) || bytes.IndexByte(t, '\\') >= 0 || hasNegLeadingZero(t) {
 		return false
 	}
 	if p.reuse == nil {

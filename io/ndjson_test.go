@@ -56,7 +56,8 @@ func ndBoth(t *testing.T, text string, opt Options) (*Dataset, error) {
 		if diff := cnDiff(d, d0); diff != "" {
 			t.Fatalf("%s differs from the scanner: %s\ninput %q", ndPathNames[p], diff, text)
 		}
-		if n := ndjsonFallbacks.Load() - before; n != 0 {
+		// The simdjson path leaves chunks with escapes to the scanner.
+		if n := ndjsonFallbacks.Load() - before; n != 0 && !strings.Contains(text, `\`) {
 			t.Fatalf("simdjson path fell back to the scanner on valid input (%d chunks): %q", n, text)
 		}
 	}
@@ -220,6 +221,7 @@ func TestNDJSONErrors(t *testing.T) {
 		{`{"label":1,"features":{"1` + "\t" + `":1}}`, Options{}, `1:26: control character 0x09 in a string (must be escaped)`},
 		{`{"label":1,"features":{"\x31":1}}`, Options{}, `1:25: invalid escape "\\x" in a string`},
 		{`{"label":1,"features":{"\u003":1}}`, Options{}, `1:25: invalid \u escape in a string`},
+		{`{"l\u 061bel":0}`, Options{}, `1:4: invalid \u escape in a string`},
 		{`{"label":1,"features":{"\u00e9":1}}`, Options{}, `1:24: feature key "é" is not a feature number`},
 		{`{"label":1,"features":{"1":1}}` + "\n\n\n" + `{"label":1,"features":{"1":}}`, Options{}, `4:28: the value of feature 1 must be a number, found '}'`},
 		{`{"label":1,"features":{"1":1}}` + "\n" + `{"label":-}`, Options{}, `2:10: "label" must be a number, found "-"`},
@@ -232,21 +234,24 @@ func TestNDJSONErrors(t *testing.T) {
 			continue
 		}
 		msg := err.Error()
-		if !strings.Contains(msg, tc.want) || !strings.HasPrefix(msg, "t.ndjson:") && !strings.HasPrefix(msg, "t.ndjson: ") {
+		if !strings.Contains(msg, tc.want) || !strings.HasPrefix(msg, "t.ndjson:") {
 			t.Errorf("%q:\n got %s\nwant %s", tc.text, msg, tc.want)
 		}
+		// Every error is a *ParseError, but those for inputs without data,
+		// which wrap ErrNoData like the libsvm reader's.
 		var pe *ParseError
-		if errors.As(err, &pe) != (strings.Contains(tc.want, ":") && !strings.Contains(tc.want, "no data")) && !strings.HasPrefix(tc.want, "is too") {
-			t.Errorf("%q: ParseError %v: %v", tc.text, errors.As(err, &pe), err)
+		if errors.As(err, &pe) == errors.Is(err, ErrNoData) {
+			t.Errorf("%q: ParseError %v, ErrNoData %v: %v", tc.text, errors.As(err, &pe), errors.Is(err, ErrNoData), err)
 		}
-		if strings.Contains(tc.want, "no data") && !errors.Is(err, ErrNoData) {
-			t.Errorf("%q: does not wrap ErrNoData", tc.text)
+		if strings.Contains(tc.want, "no data") != errors.Is(err, ErrNoData) {
+			t.Errorf("%q: wraps ErrNoData: %v", tc.text, errors.Is(err, ErrNoData))
 		}
 	}
 }
 
-// ndRandomFile writes random valid NDJSON and the dataset it should give.
-func ndRandomFile(r *rand.Rand, rows int, opt Options) (string, *Dataset) {
+// ndRandomFile writes random valid NDJSON and the dataset it should give;
+// with escapes, about 1% of the feature keys are written with \u escapes.
+func ndRandomFile(r *rand.Rand, rows int, opt Options, escapes bool) (string, *Dataset) {
 	var sb strings.Builder
 	maxIdx := int64(-1)
 	d := &Dataset{Rows: rows, RowPtr: []int64{0}, Index: []int32{}, Label: []float64{}}
@@ -323,7 +328,7 @@ func ndRandomFile(r *rand.Rand, rows int, opt Options) (string, *Dataset) {
 					f.WriteString(ws() + "," + ws())
 				}
 				key := strconv.FormatInt(int64(j)+base, 10)
-				if r.IntN(100) == 0 {
+				if escapes && r.IntN(100) == 0 {
 					key = `\u00` + strconv.FormatInt(0x30+int64(key[0]-'0'), 16) + key[1:]
 				}
 				f.WriteString(`"` + key + `"` + ws() + ":" + ws() + vals[k])
@@ -427,7 +432,7 @@ func TestNDJSONRandom(t *testing.T) {
 		rows = 500
 	}
 	for k, opt := range opts {
-		text, want := ndRandomFile(r, rows, opt)
+		text, want := ndRandomFile(r, rows, opt, k == 2)
 		for _, chunk := range []int{oldChunk, 4096, 200} {
 			ndjsonChunkBytes = chunk
 			t.Run(fmt.Sprintf("opt%d/chunk%d", k, chunk), func(t *testing.T) {
@@ -450,7 +455,7 @@ func TestNDJSONRandomErrors(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	oldChunk := ndjsonChunkBytes
 	defer func() { ndjsonChunkBytes = oldChunk }()
-	text, _ := ndRandomFile(r, 300, Options{})
+	text, _ := ndRandomFile(r, 300, Options{}, false)
 	junk := []string{"", "x", "}", "{", `"`, ",", ":", "\n", "-", "0", "e", ".", "\\", " ", "\x00", "\xff", "[", "]", "1e999", "-01", "\v", `"1":1,`}
 	n := 400
 	if testing.Short() {
@@ -499,52 +504,54 @@ func FuzzNDJSON(f *testing.F) {
 	})
 }
 
-// BenchmarkNDJSON parses ~30 MB of generated NDJSON on each path.
+// BenchmarkNDJSON parses ~30 MB of generated NDJSON on each path: rows of
+// about 40 features with short values ("%.4g") or full-precision ones
+// ("%.17g"). MB/cpu-s is throughput per CPU second, which does not depend
+// on how busy the machine is.
 //
 //	go test ./io/ -run '^$' -bench NDJSON
 func BenchmarkNDJSON(b *testing.B) {
-	r := rand.New(rand.NewPCG(25, 26))
-	var sb strings.Builder
-	for sb.Len() < 30<<20 {
-		// Text-like rows: ~40 features with short decimal values.
-		fmt.Fprintf(&sb, `{"label": %d, "features": {`, r.IntN(2)*2-1)
-		n := 20 + r.IntN(40)
-		j := 0
-		for k := 0; k < n; k++ {
-			j += 1 + r.IntN(2000)
-			if k > 0 {
-				sb.WriteString(", ")
+	for _, shape := range []struct{ name, format string }{{"short", "%.4g"}, {"long", "%.17g"}} {
+		r := rand.New(rand.NewPCG(25, 26))
+		var sb strings.Builder
+		for sb.Len() < 30<<20 {
+			fmt.Fprintf(&sb, `{"label": %d, "features": {`, r.IntN(2)*2-1)
+			n := 20 + r.IntN(40)
+			j := 0
+			for k := 0; k < n; k++ {
+				j += 1 + r.IntN(2000)
+				if k > 0 {
+					sb.WriteString(", ")
+				}
+				fmt.Fprintf(&sb, `"%d": `+shape.format, j, r.NormFloat64())
 			}
-			fmt.Fprintf(&sb, `"%d": %.4g`, j, r.Float64())
+			sb.WriteString("}}\n")
 		}
-		sb.WriteString("}}\n")
-	}
-	data := []byte(sb.String())
-	for _, p := range []int{ndjsonScalar, ndjsonSIMD} {
-		for _, threads := range []int{1, 0} {
-			name := fmt.Sprintf("%s/threads=%d", ndPathNames[p], threads)
-			b.Run(name, func(b *testing.B) {
-				if p == ndjsonSIMD && !simdAvailable() {
-					b.Skip("simdjson not supported on this CPU")
-				}
-				old := ndjsonPath
-				ndjsonPath = p
-				defer func() { ndjsonPath = old }()
-				b.SetBytes(int64(len(data)))
-				cpu0 := cnCPUSeconds()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if _, err := parseNDJSON("bench", data, Options{Threads: threads}); err != nil {
-						b.Fatal(err)
+		data := []byte(sb.String())
+		for _, p := range []int{ndjsonScalar, ndjsonSIMD} {
+			for _, threads := range []int{1, 0} {
+				name := fmt.Sprintf("%s/%s/threads=%d", shape.name, ndPathNames[p], threads)
+				b.Run(name, func(b *testing.B) {
+					if p == ndjsonSIMD && !simdAvailable() {
+						b.Skip("simdjson not supported on this CPU")
 					}
-				}
-				b.StopTimer()
-				if cpu := cnCPUSeconds() - cpu0; cpu > 0 {
-					// Throughput per CPU second: what the path costs, however
-					// busy the machine is.
-					b.ReportMetric(float64(len(data))*float64(b.N)/cpu/1e6, "MB/cpu-s")
-				}
-			})
+					old := ndjsonPath
+					ndjsonPath = p
+					defer func() { ndjsonPath = old }()
+					b.SetBytes(int64(len(data)))
+					cpu0 := cnCPUSeconds()
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						if _, err := parseNDJSON("bench", data, Options{Threads: threads}); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.StopTimer()
+					if cpu := cnCPUSeconds() - cpu0; cpu > 0 {
+						b.ReportMetric(float64(len(data))*float64(b.N)/cpu/1e6, "MB/cpu-s")
+					}
+				})
+			}
 		}
 	}
 }

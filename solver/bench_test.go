@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"math"
 	"testing"
 )
 
@@ -20,7 +21,7 @@ func BenchmarkEpoch(b *testing.B) {
 		for _, sel := range allSelections {
 			b.Run(fmt.Sprintf("solver=%d/select=%s", s, sel), func(b *testing.B) {
 				kind := solverTypes[s].kind
-				sh := newShared(d, kind, selections[sel], 1e-300, 1, 1<<62, Params{}.ACF)
+				sh := newShared(d, kind, selections[sel], 1e-300, 1, math.MaxInt32, Params{}.ACF)
 				wk := newWorker(sh)
 				sub := &subproblem{cp: 10, cn: 10, seed: 1}
 				m := wk.newMode(wk.prepare(sub, class), sub.seed)

@@ -65,7 +65,6 @@ type worker struct {
 	obj        float64 // dual objective, tracked by subtracting the exact gains
 	passViol   float64 // from the last kktPass
 	passPrimal float64
-	stopped    bool
 	cancelled  bool
 	capped     bool
 	class      int
@@ -167,7 +166,7 @@ func (wk *worker) prepare(s *subproblem, class []int32) selection {
 	}
 	clear(wk.w)
 	wk.steps, wk.ops, wk.epochs, wk.newtonIters = 0, 0, 0, 0
-	wk.stopped, wk.cancelled, wk.capped = false, false, false
+	wk.cancelled, wk.capped = false, false
 	wk.obj = 0
 	if wk.kind == logistic {
 		// liblinear's start: α_i = min(0.001 C_i, 1e-8).
@@ -411,8 +410,16 @@ func (wk *worker) lrStep(i int32, wx float64) (viol, gain float64) {
 		wk.alphaC[i], wk.alpha[i] = z, C-z
 	}
 	wk.axpyRow(sign*d*yf, i)
-	df := sign*g0*d + 0.5*a*d*d + z0*bregLog(d/z0) + u0*bregLog(-d/u0)
-	return viol, -df
+	return viol, -lrDelta(d, z0, u0, a, sign*g0)
+}
+
+// lrDelta is the change of the logistic dual objective when the variable z
+// of lrStep moves from z0 (its complement u0 = C − z0) by d, with
+// a = Q_ii and gp0 = g'(z0):
+//
+//	Δf = d·gp0 + ½ a d² + z0·h(d/z0) + u0·h(−d/u0).
+func lrDelta(d, z0, u0, a, gp0 float64) float64 {
+	return d*gp0 + 0.5*a*d*d + z0*bregLog(d/z0) + u0*bregLog(-d/u0)
 }
 
 // bregLog returns h(x) = (1+x)·log(1+x) − x for x > −1 without
@@ -523,7 +530,7 @@ func log1pExpNeg(m float64) float64 {
 func (wk *worker) slow(viol float64) bool {
 	select {
 	case <-wk.done:
-		wk.cancelled, wk.stopped = true, true
+		wk.cancelled = true
 		return true
 	default:
 	}
@@ -546,7 +553,7 @@ func (wk *worker) slow(viol float64) bool {
 func (wk *worker) endEpoch(viol float64) bool {
 	wk.report(viol)
 	if wk.epochs >= wk.maxEpochs {
-		wk.capped, wk.stopped = true, true
+		wk.capped = true
 		return true
 	}
 	return false

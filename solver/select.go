@@ -32,6 +32,12 @@ func (wk *worker) newMode(sel selection, seed uint64) mode {
 // epoch cap or cancellation. It returns true when converged.
 func (wk *worker) run(m mode) bool {
 	for {
+		select {
+		case <-wk.done:
+			wk.cancelled = true
+			return false
+		default:
+		}
 		viol, stop := m.batch()
 		if stop {
 			return false
@@ -50,14 +56,8 @@ func (wk *worker) run(m mode) bool {
 			m.failedCheck()
 		}
 		if !wk.stepEpochs && wk.epochs >= wk.maxEpochs {
-			wk.capped, wk.stopped = true, true
+			wk.capped = true
 			return false
-		}
-		select {
-		case <-wk.done:
-			wk.cancelled, wk.stopped = true, true
-			return false
-		default:
 		}
 	}
 }

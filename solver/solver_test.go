@@ -102,6 +102,7 @@ func TestSelectionsAgree(t *testing.T) {
 						t.Errorf("%s: duality gap %g (primal %g, dual %g)", sel, res.Gap, res.Primal, res.Objective)
 					}
 					objs = append(objs, res.Objective)
+					t.Logf("%-10s objective %.12g primal %.12g gap %.3g (rel %.2g) violation %.2g steps %d", sel, res.Objective, res.Primal, res.Gap, res.Gap/math.Abs(res.Primal), res.Violation, res.Iterations)
 				}
 				for k := 1; k < len(objs); k++ {
 					if relDiff(objs[k], objs[0]) > 1e-7 {
@@ -172,7 +173,7 @@ func TestLabelsAndLayout(t *testing.T) {
 	if m.NrW != 3 || len(m.W) != 8*3 || m.NumFeature != 7 || m.Bias != 2 || len(res.Classes) != 3 {
 		t.Fatalf("layout: NrW %d len(W) %d NumFeature %d Bias %v classes %d", m.NrW, len(m.W), m.NumFeature, m.Bias, len(res.Classes))
 	}
-	if m.SolverType != "L2R_L1LOSS_SVC_DUAL" || res.Solver != m.SolverType || res.Select != "acf" || res.Eps != 0.1 {
+	if m.SolverType != "L2R_L1LOSS_SVC_DUAL" || res.Solver != m.SolverType || res.Select != DefaultSelect || res.Eps != 0.1 {
 		t.Fatalf("names/defaults: %q %q %q eps %v", m.SolverType, res.Solver, res.Select, res.Eps)
 	}
 	m, _, _ = mustTrain(t, d, Params{Solver: 1, C: 1, Bias: -1, Seed: 1})
@@ -361,6 +362,60 @@ func TestFloat32(t *testing.T) {
 					}
 				}
 				_ = m64
+			}
+		}
+	}
+}
+
+// TestGainsExact: the gain each step reports is the exact decrease of the
+// dual objective (recomputed from scratch before and after the step).
+func TestGainsExact(t *testing.T) {
+	d := genData(genSpec{seed: 13, rows: 120, feats: 15, density: 0.3, labels: []float64{1, -1}, noise: 0.2, empty: 2})
+	_, class, _ := groupClasses(d.Label)
+	for _, s := range allSolvers {
+		for _, c := range []float64{0.01, 1, 1000} {
+			sh := newShared(d, solverTypes[s].kind, selUniform, 1e-3, 1, 1000, Params{}.ACF)
+			wk := newWorker(sh)
+			sub := &subproblem{cp: c, cn: 2 * c, seed: 3}
+			wk.prepare(sub, class)
+			r := wk.rng
+			worst := 0.0
+			for k := 0; k < 3000; k++ {
+				i := int32(r.IntN(d.Rows))
+				before := wk.dualObjective()
+				_, gain := wk.visit(i)
+				after := wk.dualObjective()
+				// rounding of the from-scratch objective is ~1e-15·Σ|terms|
+				scale := 1e-12 * (1 + math.Abs(before) + float64(d.Rows)*c*(1+math.Abs(math.Log(c))))
+				if e := math.Abs((before - after) - gain); e > scale {
+					t.Fatalf("s=%d C=%g step %d (i=%d): gain %.17g, objective change %.17g", s, c, k, i, gain, before-after)
+				} else {
+					worst = max(worst, e/scale)
+				}
+				if gain < -1e-12*scale {
+					t.Fatalf("s=%d C=%g: negative gain %g", s, c, gain)
+				}
+			}
+			t.Logf("s=%d C=%g: worst error %.3g of tolerance", s, c, worst)
+		}
+	}
+}
+
+// TestLRDeltaStable: for tiny moves, where z log z − z0 log z0 cancels
+// almost completely, lrDelta still matches the Taylor expansion
+// Δf = d·g' + ½a d² + ½d(r + s) + d(s² − r²)/6, r = d/z0, s = d/u0, to
+// full relative accuracy (the next term is O(r²) smaller).
+func TestLRDeltaStable(t *testing.T) {
+	for _, c := range []struct{ z0, u0, a, gp0 float64 }{
+		{1e-9, 1 - 1e-9, 0.7, 0.3}, {0.25, 0.75, 2, -1e-3}, {3e-300, 1000, 1, 5}, {0.5, 0.5, 0, 0},
+	} {
+		for _, rd := range []float64{-1e-7, -1e-9, 1e-12, 1e-7, 3e-8} {
+			d := rd * c.z0
+			got := lrDelta(d, c.z0, c.u0, c.a, c.gp0)
+			r, q := d/c.z0, d/c.u0
+			want := d*c.gp0 + 0.5*c.a*d*d + 0.5*d*(r+q) + d*(q*q-r*r)/6
+			if math.Abs(got-want) > 1e-12*(math.Abs(d*c.gp0)+0.5*c.a*d*d+0.5*d*(r+q)) {
+				t.Errorf("lrDelta(d=%g, z0=%g, u0=%g) = %.17g, want %.17g", d, c.z0, c.u0, got, want)
 			}
 		}
 	}

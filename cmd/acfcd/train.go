@@ -17,11 +17,27 @@ import (
 	dataio "github.com/acfcd/acfcd/io"
 )
 
-// solverNames maps liblinear's -s numbers to what acfcd implements.
+// solverNames maps liblinear's -s numbers, and acfcd's own problems, to
+// their model names.
 var solverNames = map[int]string{
-	1: "L2R_L2LOSS_SVC_DUAL",
-	3: "L2R_L1LOSS_SVC_DUAL",
-	7: "L2R_LR_DUAL",
+	1:                    "L2R_L2LOSS_SVC_DUAL",
+	3:                    "L2R_L1LOSS_SVC_DUAL",
+	7:                    "L2R_LR_DUAL",
+	solver.Lasso:         "LASSO",
+	solver.WestonWatkins: "MCSVM_WW",
+}
+
+// parseSolver reads -s: liblinear's numbers 1, 3 and 7, or "lasso" and "ww".
+func parseSolver(s string) (int, error) {
+	switch s {
+	case "1", "3", "7":
+		return int(s[0] - '0'), nil
+	case "lasso":
+		return solver.Lasso, nil
+	case "ww":
+		return solver.WestonWatkins, nil
+	}
+	return 0, usagef("-s %s: unknown solver (acfcd implements -s 1, 3, 7, lasso and ww)", s)
 }
 
 // splitWeightFlags removes liblinear's -wLABEL WEIGHT pairs from args, which
@@ -87,13 +103,13 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	}
 	fs := newFlagSet("train", stderr)
 	var t trainFlags
-	fs.IntVar(&t.solver, "s", 1, "solver as liblinear: 1 L2-loss SVM (dual), 3 L1-loss SVM (dual), 7 logistic regression (dual)")
+	solverFlag := fs.String("s", "1", "solver: as liblinear 1 L2-loss SVM (dual), 3 L1-loss SVM (dual), 7 logistic regression (dual);\nlasso (L1 least squares, primal CD), ww (Weston-Watkins multi-class SVM)")
 	fs.Float64Var(&t.c, "c", 1, "cost C")
 	fs.Float64Var(&t.eps, "e", 0, "stop when the largest KKT violation is below this (default 0.1, as liblinear)")
 	fs.Float64Var(&t.bias, "B", -1, "bias: if >= 0, every example gets an extra feature of this value")
 	fs.IntVar(&t.folds, "v", 0, "n-fold cross validation: report accuracy instead of writing a model")
 	fs.BoolVar(&t.quiet, "q", false, "quiet: no training summary")
-	fs.StringVar(&t.sel, "select", "acf", "coordinate selection: acf, uniform, shrink or acf+shrink")
+	fs.StringVar(&t.sel, "select", "", "coordinate selection: acf+shrink (default for -s 1, 3, 7), acf (default for lasso, ww),\nuniform, shrink (-s 1, 3) or cyclic (lasso)")
 	fs.Uint64Var(&t.seed, "seed", 1, "random seed (same seed, same model)")
 	fs.StringVar(&t.report, "report", "", "json: print the training report as one JSON object on the last line of stdout")
 	fs.IntVar(&t.maxEpochs, "max-epochs", 0, "cap on epochs (default 1000, as liblinear 2.3)")
@@ -106,8 +122,14 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 		fs.Usage()
 		return usagef("train takes DATA and an optional MODEL")
 	}
-	if _, ok := solverNames[t.solver]; !ok {
-		return usagef("-s %d: unknown solver (acfcd implements -s 1, 3 and 7)", t.solver)
+	if t.solver, err = parseSolver(*solverFlag); err != nil {
+		return err
+	}
+	if !(t.c > 0) || math.IsInf(t.c, 0) {
+		return usagef("-c %g: C must be a positive number", t.c)
+	}
+	if t.eps < 0 || math.IsNaN(t.eps) {
+		return usagef("-e %g: eps must be a positive number", t.eps)
 	}
 	if t.report != "" && t.report != "json" {
 		return usagef("--report %q: the only report format is json", t.report)
@@ -179,7 +201,8 @@ func trainUsage(fs interface{ PrintDefaults() }, stderr io.Writer) func() {
 
 // printSummary prints what liblinear prints after training.
 func printSummary(w io.Writer, r *solver.Result) {
-	fmt.Fprintf(w, "optimization finished, #iter = %d (%d epochs, %s selection)\n", r.Iterations, r.Epochs, r.Select)
+	// liblinear's #iter counts sweeps; acfcd's epochs are the same unit.
+	fmt.Fprintf(w, "optimization finished, #iter = %d (%d coordinate steps, %s selection)\n", r.Epochs, r.Iterations, r.Select)
 	fmt.Fprintf(w, "Objective value = %f\n", r.Objective)
 	fmt.Fprintf(w, "max violation = %g, duality gap = %g, nnz(w) = %d, %.3f s\n", r.Violation, r.Gap, r.NNZW, r.Seconds)
 }
