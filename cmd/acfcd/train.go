@@ -13,8 +13,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/acfcd/acfcd/solver"
 	dataio "github.com/acfcd/acfcd/io"
+	"github.com/acfcd/acfcd/solver"
 )
 
 // solverNames maps liblinear's -s numbers, and acfcd's own problems, to
