@@ -83,6 +83,7 @@ var modelSolvers = []modelSolver{
 	{"L2R_L1LOSS_SVR_DUAL", 13, modelRegression, false, false, "1.9"},
 	{"ONECLASS_SVM", 21, modelOneClass, false, false, "2.40"},
 	{"MCSVM_WW", -1, modelClassifier, false, true, ""},
+	{"LASSO", -1, modelRegression, false, false, ""}, // acfcd's L1 least squares; intercept as bias weight
 }
 
 // lookupSolver returns the description of a solver type, or nil.

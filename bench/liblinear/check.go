@@ -53,7 +53,7 @@ func (b *runner) checkConfig(cfg config, ds *dataset, eval *dataio.Dataset) *che
 	rows := b.runConfig(cfg, ds.Path, eval)
 	for _, r := range rows {
 		switch {
-		case r.Tool == "acfcd/acf":
+		case r.Tool == "acfcd/"+b.o.Selects[0]:
 			c.ACFCD = r
 		case r.Ref:
 			c.LL = r
@@ -171,7 +171,7 @@ func (b *runner) heldOut(c *checkRow, cfg config, ds *dataset) error {
 		test = tst
 		c.HeldOut = fmt.Sprintf("%d/%d split", 100-b.o.TestPercent, b.o.TestPercent)
 		ctx, cancel := context.WithTimeout(context.Background(), b.o.Timeout)
-		ar, err := runACFCD(ctx, train, b.params(cfg, "acf"), b.o.Threads, "")
+		ar, err := runACFCD(ctx, train, b.params(cfg, b.o.Selects[0]), b.o.Threads, "")
 		cancel()
 		if err != nil {
 			return err

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/acfcd/acfcd/solver"
 )
 
 // defaultSets are the binary problems of /work/shared/data (see its
@@ -97,7 +99,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.StringVar(&cs, "c", "0.01,0.1,1,10,100,1000", "comma-separated costs C")
 	fs.Float64Var(&o.Eps, "e", 0.001, "stopping tolerance -e, the same for every tool")
 	fs.Float64Var(&o.Bias, "B", -1, "liblinear's -B bias (-1: none); the bias weight is regularised, as in liblinear")
-	fs.StringVar(&selects, "select", "uniform,shrink,acf", "comma-separated acfcd coordinate selections (uniform, shrink, acf, acf+shrink)")
+	fs.StringVar(&selects, "select", "uniform,shrink,acf,acf+shrink", "comma-separated acfcd coordinate selections (uniform, shrink, acf, acf+shrink)")
 	fs.Uint64Var(&o.Seed, "seed", 0, "acfcd's random seed")
 	fs.IntVar(&o.MaxEpochs, "max-epochs", 0, "acfcd's epoch cap per subproblem (0: its default, 1000 = liblinear 2.3.0's max_iter)")
 	fs.IntVar(&o.Threads, "parse-threads", 0, "acfcd parser goroutines (0: GOMAXPROCS; liblinear always parses with one thread)")
@@ -150,7 +152,14 @@ func parseOptions(args []string) (*options, error) {
 		}
 	}
 	if o.Check {
-		o.Selects = []string{"acf"}
+		// Correctness is checked for one selection: acfcd's default unless
+		// -select names one.
+		explicit := false
+		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "select" })
+		if !explicit {
+			o.Selects = []string{solver.DefaultSelect}
+		}
+		o.Selects = o.Selects[:1]
 	}
 	o.Anchors = anchors
 	for _, a := range o.Anchors {
