@@ -16,7 +16,7 @@ import (
 	dataio "github.com/acfcd/acfcd/io"
 )
 
-func acfConfigBad() acf.Config { return acf.Config{C: -1} }
+func wwBadACF() acf.Config { return acf.Config{C: -1} }
 
 var wwSelections = []string{"uniform", "acf"}
 
@@ -571,7 +571,7 @@ func TestWWErrorsAndEdges(t *testing.T) {
 	for _, p := range []Params{
 		{C: 1, Select: "shrink"}, {C: 1, Select: "acf+shrink"}, {C: 1, Select: "cyclic"},
 		{C: 0}, {C: math.Inf(1)}, {C: 1, Eps: -1}, {C: 1, Bias: math.NaN()}, {C: 1, MaxEpochs: -1},
-		{C: 1, Weights: map[float64]float64{1: 0}}, {C: 1, ACF: acfConfigBad()},
+		{C: 1, Weights: map[float64]float64{1: 0}}, {C: 1, ACF: wwBadACF()},
 	} {
 		p.Solver = WestonWatkins
 		if _, _, err := Train(context.Background(), d, p); err == nil {

@@ -36,6 +36,6 @@ func crossValidate(ctx context.Context, stdout io.Writer, d *dataio.Dataset, p s
 			}
 		}
 	}
-	fmt.Fprintf(stdout, "Cross Validation Accuracy = %g%%\n", 100*float64(correct)/float64(d.Rows))
+	fmt.Fprintf(stdout, "Cross Validation Accuracy = %.6g%%\n", 100*float64(correct)/float64(d.Rows))
 	return nil
 }

@@ -49,7 +49,7 @@ func runPredict(stdout, stderr io.Writer, args []string) error {
 		if *prob == 1 {
 			w.WriteString("labels")
 			for _, l := range m.Labels {
-				fmt.Fprintf(w, " %g", l)
+				fmt.Fprintf(w, " %.6g", l)
 			}
 			w.WriteByte('\n')
 		}
@@ -57,14 +57,15 @@ func runPredict(stdout, stderr io.Writer, args []string) error {
 		for i := 0; i < d.Rows; i++ {
 			idx, val := d.Row(i)
 			y := m.Predict(idx, val)
-			buf = strconv.AppendFloat(buf[:0], y, 'g', -1, 64)
+			// liblinear-predict prints labels with C's %g (six digits).
+			buf = strconv.AppendFloat(buf[:0], y, 'g', 6, 64)
 			w.Write(buf)
 			if *prob == 1 {
 				if err := m.Probability(idx, val, probs); err != nil {
 					return err
 				}
 				for _, p := range probs {
-					fmt.Fprintf(w, " %g", p)
+					fmt.Fprintf(w, " %.6g", p)
 				}
 			}
 			w.WriteByte('\n')
@@ -88,12 +89,12 @@ func runPredict(stdout, stderr io.Writer, args []string) error {
 		return nil
 	}
 	if m.IsClassifier() {
-		fmt.Fprintf(stdout, "Accuracy = %g%% (%d/%d)\n", 100*float64(correct)/float64(d.Rows), correct, d.Rows)
+		fmt.Fprintf(stdout, "Accuracy = %.6g%% (%d/%d)\n", 100*float64(correct)/float64(d.Rows), correct, d.Rows)
 		return nil
 	}
 	n := float64(d.Rows)
-	fmt.Fprintf(stdout, "Mean squared error = %g (regression)\n", sq/n)
-	fmt.Fprintf(stdout, "Squared correlation coefficient = %g (regression)\n",
+	fmt.Fprintf(stdout, "Mean squared error = %.6g (regression)\n", sq/n)
+	fmt.Fprintf(stdout, "Squared correlation coefficient = %.6g (regression)\n",
 		(n*spt-sp*st)*(n*spt-sp*st)/((n*spp-sp*sp)*(n*stt-st*st)))
 	return nil
 }

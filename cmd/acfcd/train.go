@@ -88,12 +88,18 @@ type trainFlags struct {
 	seed      uint64
 	report    string
 	maxEpochs int
-	data      dataFlags
+	// LASSO
+	lambda      float64
+	intercept   bool
+	gap         float64
+	lambdaPath  int
+	lambdaRatio float64
+	data        dataFlags
 }
 
 func (t *trainFlags) params(weights map[float64]float64) solver.Params {
 	return solver.Params{Solver: t.solver, C: t.c, Eps: t.eps, Bias: t.bias, Weights: weights,
-		Select: t.sel, Seed: t.seed, MaxEpochs: t.maxEpochs}
+		Select: t.sel, Seed: t.seed, MaxEpochs: t.maxEpochs, Lambda: t.lambda, Intercept: t.intercept}
 }
 
 func runTrain(stdout, stderr io.Writer, args []string) error {
@@ -113,6 +119,11 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	fs.Uint64Var(&t.seed, "seed", 1, "random seed (same seed, same model)")
 	fs.StringVar(&t.report, "report", "", "json: print the training report as one JSON object on the last line of stdout")
 	fs.IntVar(&t.maxEpochs, "max-epochs", 0, "cap on epochs (default 1000, as liblinear 2.3)")
+	fs.Float64Var(&t.lambda, "lambda", 0, "lasso: the L1 penalty λ of ½‖Xw − y‖² + λ‖w‖₁ (scikit-learn's alpha = λ/rows)")
+	fs.BoolVar(&t.intercept, "intercept", false, "lasso: fit an unpenalised intercept")
+	fs.Float64Var(&t.gap, "gap", 0, "lasso: stop when the duality gap is below this instead of the KKT tolerance -e")
+	fs.IntVar(&t.lambdaPath, "lambda-path", 0, "lasso: fit this many λ from λ_max down (geometric, warm starts); saves the last model")
+	fs.Float64Var(&t.lambdaRatio, "lambda-ratio", 1e-3, "lasso: smallest λ of --lambda-path as a fraction of λ_max")
 	t.data.register(fs)
 	fs.Usage = trainUsage(fs, stderr)
 	if err := parseFlags(fs, args); err != nil {
@@ -133,6 +144,22 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	}
 	if t.report != "" && t.report != "json" {
 		return usagef("--report %q: the only report format is json", t.report)
+	}
+	if t.solver == solver.Lasso {
+		if t.lambdaPath == 0 && !(t.lambda > 0) {
+			return usagef("-s lasso needs --lambda L > 0 (or --lambda-path N)")
+		}
+		if t.lambdaPath < 0 || !(t.lambdaRatio > 0 && t.lambdaRatio <= 1) {
+			return usagef("--lambda-path needs N >= 1 and 0 < --lambda-ratio <= 1")
+		}
+		if t.gap < 0 {
+			return usagef("--gap %g: must be >= 0", t.gap)
+		}
+		if t.folds > 0 {
+			return usagef("-v is for classifiers; the lasso reports its error with acfcd predict")
+		}
+	} else if t.lambda != 0 || t.intercept || t.gap != 0 || t.lambdaPath != 0 {
+		return usagef("--lambda, --intercept, --gap and --lambda-path are for -s lasso")
 	}
 	if t.folds == 1 || t.folds < 0 {
 		return usagef("-v %d: n-fold cross validation needs n >= 2", t.folds)
@@ -162,7 +189,16 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 		return crossValidate(ctx, stdout, d, p, t.folds)
 	}
 
-	m, res, err := solver.Train(ctx, d, p)
+	var m *solver.Model
+	var res *solver.Result
+	switch {
+	case t.solver == solver.Lasso && t.lambdaPath > 0:
+		m, res, err = lassoPath(ctx, stdout, d, p, t.lambdaPath, t.lambdaRatio, t.quiet)
+	case t.solver == solver.Lasso && t.gap > 0:
+		m, res, err = solver.TrainLassoGap(ctx, d, p, t.gap)
+	default:
+		m, res, err = solver.Train(ctx, d, p)
+	}
 	if p.Progress != nil {
 		fmt.Fprintln(stderr)
 	}
@@ -234,4 +270,33 @@ func writeReport(w io.Writer, r *solver.Result) error {
 	}
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
+}
+
+// lassoPath fits the LASSO path, prints one line per λ as glmnet users
+// expect, and returns the last (smallest λ) model with its result.
+func lassoPath(ctx context.Context, stdout io.Writer, d *dataio.Dataset, p solver.Params, n int, ratio float64, quiet bool) (*solver.Model, *solver.Result, error) {
+	pts, err := solver.LassoPath(ctx, d, p, n, ratio)
+	if err != nil && len(pts) == 0 {
+		return nil, nil, err
+	}
+	if !quiet {
+		fmt.Fprintf(stdout, "%4s %14s %8s %16s %10s %10s %8s %9s\n", "k", "lambda", "nnz", "objective", "gap", "violation", "epochs", "seconds")
+		for k, pt := range pts {
+			fmt.Fprintf(stdout, "%4d %14.6g %8d %16.10g %10.3g %10.3g %8d %9.3f\n", k, pt.Lambda, pt.NNZ, pt.Objective, pt.Gap, pt.Violation, pt.Epochs, pt.Seconds)
+		}
+	}
+	last := pts[len(pts)-1]
+	sel := p.Select
+	if sel == "" {
+		sel = "acf"
+	}
+	res := &solver.Result{Solver: "LASSO", Select: sel, Eps: p.Eps, Objective: last.Objective, Primal: last.Objective,
+		Gap: last.Gap, Violation: last.Violation, Converged: last.Converged, Cancelled: err != nil,
+		NNZW: last.Model.NNZ()}
+	for _, pt := range pts {
+		res.Iterations += pt.Iterations
+		res.Epochs += pt.Epochs
+		res.Seconds += pt.Seconds
+	}
+	return last.Model, res, nil
 }
