@@ -40,20 +40,31 @@ import (
 //	|∇_j + λ·sign w_j|       for w_j ≠ 0,
 //	max(0, |∇_j| − λ)        for w_j = 0,        ∇_j = −x_cjᵀr,
 //
-// is at most eps (absolute, in the units of λ and ∇F). A sweep whose
+// is at most eps (absolute, in the units of λ and ∇F). A batch whose
 // steps all saw violations ≤ eps triggers a full pass over every feature
-// at the current w (with the residual recomputed from scratch), which
-// steps on any coordinate still above eps; a pass that takes no step
-// certifies convergence at the returned w. Params.Eps = 0 means the
-// default eps = 1e-3·max(λ, 1e-3·λ_max) (LassoDefaultEpsRel): every
-// subgradient condition holds to 0.1% of λ, with a floor for tiny λ
-// (λ_max = ‖X_cᵀy_c‖_∞ is the smallest λ whose solution is w = 0).
+// at the current w (the residual recomputed from scratch) that takes no
+// step: if it finds every violation ≤ eps it certifies convergence at
+// the returned w; otherwise the coordinates it found above eps are
+// stepped on and the batches go on. Params.Eps = 0 means the default
+// eps = 1e-3·max(λ, 1e-3·λ_max) (LassoDefaultEpsRel): every subgradient
+// condition holds to 0.1% of λ, with a floor for tiny λ (λ_max =
+// ‖X_cᵀy_c‖_∞ is the smallest λ whose solution is w = 0).
+//
+// Selections (Params.Select): "cyclic" sweeps the features in index
+// order (glmnet's and scikit-learn's default, the paper's baseline),
+// "uniform" sweeps them in a fresh random permutation each time, and
+// "acf" (the default) does a uniform warm-up sweep and then ACF batches.
+// An epoch is one sweep (cyclic, uniform) or n coordinate steps (acf),
+// n being the number of usable features; Result.Iterations counts CD
+// steps (those of the fix-ups after a pass included) and
+// Result.Operations the non-zeros read or written by Dot and Axpy, the
+// passes and residual recomputations included.
 //
 // Result.Gap is the duality gap F(w) − D(θ) at the returned w, with the
 // standard dual D(θ) = θᵀy_c − ½‖θ‖² (feasible when ‖X_cᵀθ‖_∞ ≤ λ) and
 // the dual point θ = r·min(1, λ/‖X_cᵀr‖_∞) obtained by scaling the
-// residual, as scikit-learn, glmnet and the gap-safe literature do. Since
-// F(w) − F* ≤ Gap, TrainLassoGap can stop on it instead.
+// residual (scikit-learn's choice too). Since F(w) − F* ≤ Gap,
+// TrainLassoGap can stop on it instead.
 
 // LassoDefaultEpsRel is the default KKT tolerance of the LASSO relative
 // to λ: Params.Eps = 0 means eps = LassoDefaultEpsRel·max(λ, LassoDefaultEpsRel·λ_max),
@@ -70,7 +81,7 @@ func lassoDefaultEps(lam, lamMax float64) float64 {
 const lassoCheckOps = 1 << 20
 
 // lassoGapMaxWait caps the back-off of gap checks: after a failed check,
-// TrainLassoGap waits 1, 2, 4, … up to this many epochs before the next one.
+// TrainLassoGap skips 1, 2, 4, … up to this many batches before the next one.
 const lassoGapMaxWait = 8
 
 type lassoSelect int
@@ -592,6 +603,12 @@ func (r *lassoRun) solve(maxEpochs int, useEps bool, gapTol float64) (converged,
 
 // lassoSetup validates the parameters common to Train and LassoPath and
 // returns the selection, eps (0: resolve from λ_max) and the epoch cap.
+// DefaultLassoMaxEpochs caps LASSO epochs when Params.MaxEpochs is 0. It is
+// scikit-learn's default max_iter for Lasso multiplied by 100: p >> n problems
+// such as arcene need thousands of epochs, and a cap should only catch a run
+// that cannot converge.
+const DefaultLassoMaxEpochs = 100000
+
 func lassoSetup(p Params) (string, lassoSelect, int, error) {
 	selName := p.Select
 	if selName == "" {
@@ -609,7 +626,7 @@ func lassoSetup(p Params) (string, lassoSelect, int, error) {
 		return "", 0, 0, fmt.Errorf("solver: MaxEpochs must be >= 0, got %d", p.MaxEpochs)
 	}
 	if maxEpochs == 0 {
-		maxEpochs = DefaultMaxEpochs
+		maxEpochs = DefaultLassoMaxEpochs
 	}
 	if err := p.ACF.Validate(); err != nil {
 		return "", 0, 0, fmt.Errorf("solver: %w", err)
@@ -631,12 +648,16 @@ func trainLasso(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Resu
 
 // TrainLassoGap fits the LASSO as Train does for Solver == Lasso (which
 // it ignores: the problem is always the LASSO), with an optional
-// duality-gap tolerance. With gapTol > 0 the run also stops, converged,
-// at the first full pass (at an unchanged w) whose duality gap
-// F(w) − D(θ) is at most gapTol, in the units of F = ½‖y − Xw‖² + λ‖w‖₁;
-// then the KKT tolerance applies only if p.Eps > 0 was given explicitly
-// (whichever is met first stops the run). scikit-learn's tol corresponds
-// to gapTol = tol·‖y‖² (‖y − ȳ‖² with fit_intercept). gapTol = 0 is Train.
+// duality-gap tolerance. With gapTol > 0 the run stops, converged, at
+// the first full pass (which takes no step) whose duality gap
+// F(w) − D(θ) is at most gapTol, in the units of F = ½‖y − Xw‖² + λ‖w‖₁.
+// A pass is tried when the gap estimated in O(ℓ+n) after a batch (with
+// ‖X_cᵀr‖_∞ taken over the batch's steps only) is ≤ gapTol. The KKT
+// tolerance then stops the run too only if p.Eps > 0 was given
+// (whichever is met first); the default eps still decides which
+// coordinates a failed pass steps on. scikit-learn's tol corresponds to
+// gapTol = tol·‖y‖² (tol·‖y − ȳ‖² with fit_intercept). gapTol = 0 is
+// Train.
 //
 // The model has SolverType "LASSO", no labels, NrW 1 and predicts
 // w·x (+ b): without an intercept Bias is −1; with one, Bias is 1 and

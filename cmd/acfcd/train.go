@@ -111,14 +111,14 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	var t trainFlags
 	solverFlag := fs.String("s", "1", "solver: as liblinear 1 L2-loss SVM (dual), 3 L1-loss SVM (dual), 7 logistic regression (dual);\nlasso (L1 least squares, primal CD), ww (Weston-Watkins multi-class SVM)")
 	fs.Float64Var(&t.c, "c", 1, "cost C")
-	fs.Float64Var(&t.eps, "e", 0, "stop when the largest KKT violation is below this (default 0.1, as liblinear)")
+	fs.Float64Var(&t.eps, "e", 0, "stop when the largest KKT violation is below this (default 0.1 as liblinear for -s 1, 3, 7, ww;\nlasso: 1e-3·max(λ, 1e-3·λ_max))")
 	fs.Float64Var(&t.bias, "B", -1, "bias: if >= 0, every example gets an extra feature of this value")
 	fs.IntVar(&t.folds, "v", 0, "n-fold cross validation: report accuracy instead of writing a model")
 	fs.BoolVar(&t.quiet, "q", false, "quiet: no training summary")
 	fs.StringVar(&t.sel, "select", "", "coordinate selection: acf+shrink (default for -s 1, 3, 7), acf (default for lasso, ww),\nuniform, shrink (-s 1, 3) or cyclic (lasso)")
 	fs.Uint64Var(&t.seed, "seed", 1, "random seed (same seed, same model)")
 	fs.StringVar(&t.report, "report", "", "json: print the training report as one JSON object on the last line of stdout")
-	fs.IntVar(&t.maxEpochs, "max-epochs", 0, "cap on epochs (default 1000, as liblinear 2.3)")
+	fs.IntVar(&t.maxEpochs, "max-epochs", 0, "cap on epochs (default 1000 as liblinear 2.3; lasso 100000)")
 	fs.Float64Var(&t.lambda, "lambda", 0, "lasso: the L1 penalty λ of ½‖Xw − y‖² + λ‖w‖₁ (scikit-learn's alpha = λ/rows)")
 	fs.BoolVar(&t.intercept, "intercept", false, "lasso: fit an unpenalised intercept")
 	fs.Float64Var(&t.gap, "gap", 0, "lasso: stop when the duality gap is below this instead of the KKT tolerance -e")
@@ -212,7 +212,7 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 		printSummary(stdout, res)
 	}
 	if res.HitEpochCap {
-		fmt.Fprintf(stderr, "acfcd: warning: reached the cap of %d epochs before the violation fell below %g; the model is not converged (raise --max-epochs)\n", res.Epochs, res.Eps)
+		fmt.Fprintf(stderr, "acfcd: warning: reached the cap of %d epochs before converging (violation %g, gap %g); the model is not converged (raise --max-epochs)\n", res.Epochs, res.Violation, res.Gap)
 	}
 	if err := m.Save(modelPath); err != nil {
 		return err
