@@ -92,8 +92,9 @@ type Result struct {
 	// objective is the negative of the dual function).
 	Gap float64
 	// Violation is the largest KKT violation over all examples, from a full
-	// pass at the returned model (projected gradient for -s 1/3, |∂f/∂α_i|
-	// for -s 7).
+	// pass at the returned model (|projected gradient| for -s 1/3, at most
+	// Eps/2 when converged so that PGmax − PGmin ≤ Eps as liblinear's
+	// criterion; |∂f/∂α_i| for -s 7, at most Eps).
 	Violation   float64
 	NNZW        int // non-zero weights in the model (bias included)
 	Converged   bool
@@ -235,7 +236,16 @@ func Train(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result, e
 		weighted[j] *= p.Weights[lab]
 	}
 
-	sh := newShared(d, st.kind, sel, eps, p.Bias, maxEpochs, p.ACF)
+	// -e keeps liblinear's meaning. For the SVMs liblinear stops when
+	// PGmax − PGmin ≤ eps over a sweep; certifying max|PG| ≤ eps/2 over all
+	// coordinates implies that spread for every coordinate at once, so a
+	// model is at least as converged as liblinear's at the same -e. For
+	// LR liblinear stops on max|∂f/∂α_i| ≤ eps, which is certified as is.
+	inner := eps
+	if st.kind != logistic {
+		inner = eps / 2
+	}
+	sh := newShared(d, st.kind, sel, inner, p.Bias, maxEpochs, p.ACF)
 	sh.done = ctx.Done()
 	if p.Progress != nil {
 		var mu sync.Mutex
