@@ -61,7 +61,7 @@ type worker struct {
 	epochs     int
 	slowAt     int64   // steps at which slow() must run next
 	epochAt    int64   // acf selections: steps at which the current epoch ends
-	stepEpochs bool    // epochs counted as n steps (acf) rather than sweeps
+	stepEpochs bool    // epochs counted as n steps (acf) rather than sweeps (uniform, shrink, acf+shrink)
 	obj        float64 // dual objective, tracked by subtracting the exact gains
 	passViol   float64 // from the last kktPass
 	passPrimal float64
@@ -195,7 +195,10 @@ func (wk *worker) prepare(s *subproblem, class []int32) selection {
 			sel = selACF
 		}
 	}
-	wk.stepEpochs = sel == selACF || sel == selACFShrink
+	// Plain acf counts an epoch as n steps. acf+shrink counts sweeps over
+	// the active set, the unit of liblinear's #iter and of its max_iter, so
+	// that the epoch cap means the same work as liblinear's shrinking.
+	wk.stepEpochs = sel == selACF
 	wk.epochAt = int64(wk.n)
 	wk.slowAt = min(int64(cancelEvery), wk.epochAt)
 	if !wk.stepEpochs {
