@@ -194,25 +194,7 @@ func Train(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result, e
 	if !ok {
 		return nil, nil, fmt.Errorf("solver: unknown coordinate selection %q (want acf, uniform, shrink or acf+shrink)", p.Select)
 	}
-	maxEpochs := p.MaxEpochs
-	if maxEpochs < 0 {
-		return nil, nil, fmt.Errorf("solver: MaxEpochs must be >= 0, got %d", p.MaxEpochs)
-	}
-	if maxEpochs == 0 {
-		maxEpochs = DefaultMaxEpochs
-	}
-	for lab, w := range p.Weights {
-		if !(w > 0) || math.IsInf(w, 0) {
-			return nil, nil, fmt.Errorf("solver: weight %g of class %g must be a positive finite number", w, lab)
-		}
-	}
-	if err := p.ACF.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("solver: %w", err)
-	}
-	if err := checkData(d); err != nil {
-		return nil, nil, err
-	}
-	labels, class, err := groupClasses(d.Label)
+	maxEpochs, labels, class, err := checkClassification(d, p)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -375,6 +357,33 @@ func checkData(d *dataio.Dataset) error {
 		}
 	}
 	return nil
+}
+
+// checkClassification validates what the classifiers (the one-vs-rest duals
+// and the Weston–Watkins SVM) share: the epoch cap (0 gives the default),
+// the class weights, the ACF configuration and the data; it returns the
+// cap and the classes in liblinear's order.
+func checkClassification(d *dataio.Dataset, p Params) (maxEpochs int, labels []float64, class []int32, err error) {
+	maxEpochs = p.MaxEpochs
+	if maxEpochs < 0 {
+		return 0, nil, nil, fmt.Errorf("solver: MaxEpochs must be >= 0, got %d", p.MaxEpochs)
+	}
+	if maxEpochs == 0 {
+		maxEpochs = DefaultMaxEpochs
+	}
+	for lab, w := range p.Weights {
+		if !(w > 0) || math.IsInf(w, 0) {
+			return 0, nil, nil, fmt.Errorf("solver: weight %g of class %g must be a positive finite number", w, lab)
+		}
+	}
+	if err := p.ACF.Validate(); err != nil {
+		return 0, nil, nil, fmt.Errorf("solver: %w", err)
+	}
+	if err := checkData(d); err != nil {
+		return 0, nil, nil, err
+	}
+	labels, class, err = groupClasses(d.Label)
+	return maxEpochs, labels, class, err
 }
 
 // groupClasses orders the labels as liblinear's group_classes (identical

@@ -162,25 +162,7 @@ func trainWW(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result,
 	if selName != "acf" && selName != "uniform" {
 		return nil, nil, fmt.Errorf("solver: coordinate selection %q is not available for the Weston–Watkins SVM (want acf or uniform)", p.Select)
 	}
-	maxEpochs := p.MaxEpochs
-	if maxEpochs < 0 {
-		return nil, nil, fmt.Errorf("solver: MaxEpochs must be >= 0, got %d", p.MaxEpochs)
-	}
-	if maxEpochs == 0 {
-		maxEpochs = DefaultMaxEpochs
-	}
-	for lab, w := range p.Weights {
-		if !(w > 0) || math.IsInf(w, 0) {
-			return nil, nil, fmt.Errorf("solver: weight %g of class %g must be a positive finite number", w, lab)
-		}
-	}
-	if err := p.ACF.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("solver: %w", err)
-	}
-	if err := checkData(d); err != nil {
-		return nil, nil, err
-	}
-	labels, class, err := groupClasses(d.Label)
+	maxEpochs, labels, class, err := checkClassification(d, p)
 	if err != nil {
 		return nil, nil, err
 	}
