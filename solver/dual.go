@@ -61,7 +61,7 @@ type worker struct {
 	epochs     int
 	slowAt     int64   // steps at which slow() must run next
 	epochAt    int64   // acf selections: steps at which the current epoch ends
-	stepEpochs bool    // epochs counted as n steps (acf) rather than sweeps (uniform, shrink, acf+shrink)
+	stepEpochs bool    // epochs counted as n steps (acf, acf+shrink) rather than sweeps (uniform, shrink)
 	obj        float64 // dual objective, tracked by subtracting the exact gains
 	passViol   float64 // from the last kktPass
 	passPrimal float64
@@ -195,10 +195,13 @@ func (wk *worker) prepare(s *subproblem, class []int32) selection {
 			sel = selACF
 		}
 	}
-	// Plain acf counts an epoch as n steps. acf+shrink counts sweeps over
-	// the active set, the unit of liblinear's #iter and of its max_iter, so
-	// that the epoch cap means the same work as liblinear's shrinking.
-	wk.stepEpochs = sel == selACF
+	// The ACF selections count an epoch as n coordinate steps. (Counting
+	// acf+shrink's sweeps over the shrunk active set instead, as liblinear
+	// counts #iter, was tried: ACF sweeps over a small active set visit
+	// low-preference coordinates rarely, and at the same cap of 1000 it
+	// stopped unconverged on diabetes_scale -s 3 -c 1 where liblinear
+	// converges; see bench/results.)
+	wk.stepEpochs = sel == selACF || sel == selACFShrink
 	wk.epochAt = int64(wk.n)
 	wk.slowAt = min(int64(cancelEvery), wk.epochAt)
 	if !wk.stepEpochs {

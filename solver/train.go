@@ -42,9 +42,9 @@ type Params struct {
 	// Seed seeds every random choice; the same seed gives a bit-identical model.
 	Seed uint64
 	// MaxEpochs caps the epochs of each subproblem (0: 1000, liblinear
-	// 2.3.0's max_iter for these solvers). For "uniform", "shrink" and
-	// "acf+shrink" an epoch is one sweep over the (active) coordinates,
-	// liblinear's #iter; for "acf" it is n coordinate steps.
+	// 2.3.0's max_iter for these solvers). For "uniform" and "shrink" an
+	// epoch is one sweep over the (active) coordinates, liblinear's #iter;
+	// for "acf" and "acf+shrink" it is n coordinate steps.
 	MaxEpochs int
 	// ACF configures the adaptation of coordinate frequencies; the zero
 	// value is the paper's defaults.
