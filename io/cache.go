@@ -70,14 +70,14 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sync"
 	"unsafe"
+
+	"github.com/acfcd/acfcd/internal/atomicfile"
 )
 
 const (
@@ -343,7 +343,7 @@ func decodeCache(path string, mem []byte, opt Options) (d *Dataset, inMapping bo
 		}
 	}
 	if opt.MaxFeatures > 0 && d.Features > opt.MaxFeatures {
-		return nil, false, cacheError(path, "cache has %d features, more than the limit of %d", d.Features, opt.MaxFeatures)
+		return nil, false, cacheError(path, "cache has %d features, more than the cap of %d (--max-features, Options.MaxFeatures)", d.Features, opt.MaxFeatures)
 	}
 	switch {
 	case opt.Float32 && d.Value != nil:
@@ -533,14 +533,16 @@ func rowOf(rp []int64, k int64) int {
 	return lo
 }
 
-// WriteCache writes d to path as a binary cache (layout above), atomically:
-// it writes a temporary file in the same directory, fsyncs it, renames it
-// over path and fsyncs the directory. On any error the temporary file is
-// removed and an existing file at path is left untouched. d is checked
+// WriteCache writes d to path as a binary cache (layout above), atomically
+// with internal/atomicfile: it writes a temporary file in the same
+// directory (".BASE.tmp…"), fsyncs it, renames it over path and fsyncs the
+// directory. On any error the temporary file is removed and an existing
+// file at path is left untouched; path must be a regular file or not
+// exist (a device or pipe is refused). d is checked
 // first with the same invariants openCache enforces, so a cache that was
 // written always loads. Zero rows are allowed. The new file gets the
 // permissions of the file it replaces, or 0644.
-func WriteCache(path string, d *Dataset) (err error) {
+func WriteCache(path string, d *Dataset) error {
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("write cache %s: %s", path, fmt.Sprintf(format, a...))
 	}
@@ -557,59 +559,8 @@ func WriteCache(path string, d *Dataset) (err error) {
 	if err := checkCSR(d, runtime.GOMAXPROCS(0)); err != nil {
 		return fail("invalid dataset: %v", err)
 	}
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fail("directory %s does not exist", dir)
-		}
-		return fail("%v", err)
-	} else if !st.IsDir() {
-		return fail("%s is not a directory", dir)
-	}
-	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		if st.IsDir() {
-			return fail("is a directory")
-		}
-		mode = st.Mode().Perm()
-	}
-
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fail("%v", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err = writeCacheTo(f, d); err != nil {
-		return fail("%v", err)
-	}
-	if err = f.Chmod(mode); err != nil && runtime.GOOS != "windows" {
-		return fail("%v", err)
-	}
-	if err = f.Sync(); err != nil {
-		return fail("%v", err)
-	}
-	if err = f.Close(); err != nil {
-		return fail("%v", err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fail("%v", err)
-	}
-	// The rename is durable once the directory is synced. Some systems
-	// cannot sync a directory; the data itself is already on disk.
-	if df, derr := os.Open(dir); derr == nil {
-		derr = df.Sync()
-		df.Close()
-		if derr != nil && !errors.Is(derr, errors.ErrUnsupported) && runtime.GOOS != "windows" && !isSyncUnsupported(derr) {
-			return fmt.Errorf("write cache %s: sync directory: %v", path, derr)
-		}
-	}
-	return nil
+	// Temporary file, fsync, rename, fsync of the folder: internal/atomicfile.
+	return atomicfile.WriteFile(path, func(f *os.File) error { return writeCacheTo(f, d) })
 }
 
 // writeCacheTo writes the cache image of a checked dataset to f.

@@ -13,6 +13,3 @@ func mapCacheFile(path string) (mem []byte, unmap func() error, err error) {
 	}
 	return mem, func() error { return nil }, nil
 }
-
-// isSyncUnsupported: directories cannot be synced on these platforms.
-func isSyncUnsupported(error) bool { return true }

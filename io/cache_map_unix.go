@@ -3,10 +3,8 @@
 package dataio
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -41,10 +39,4 @@ func mapCacheFile(path string) (mem []byte, unmap func() error, err error) {
 		return nil, nil, fmt.Errorf("%s: mmap: %w", path, err)
 	}
 	return mem, func() error { return unix.Munmap(mem) }, nil
-}
-
-// isSyncUnsupported reports whether a directory fsync failed only because
-// the file system does not support it.
-func isSyncUnsupported(err error) bool {
-	return errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP) || errors.Is(err, syscall.EBADF)
 }

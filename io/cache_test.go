@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -406,7 +407,7 @@ func TestCacheOptions(t *testing.T) {
 	if _, err := openCache(path, Options{Float32: true}); err == nil || !strings.Contains(err.Error(), "does not fit in float32") {
 		t.Errorf("float32 overflow: %v", err)
 	}
-	if _, err := openCache(path, Options{MaxFeatures: 3}); err == nil || !strings.Contains(err.Error(), "more than the limit of 3") {
+	if _, err := openCache(path, Options{MaxFeatures: 3}); err == nil || !strings.Contains(err.Error(), "more than the cap of 3 (--max-features") {
 		t.Errorf("MaxFeatures: %v", err)
 	}
 	got, err := openCache(path, Options{MaxFeatures: 4})
@@ -490,6 +491,11 @@ func TestCacheWriteAtomic(t *testing.T) {
 	}
 }
 
+// FuzzCache loads a file through the mapping and by decoding: both must
+// accept or reject it, what loads must satisfy the CSR invariants, be the
+// same both ways and write back byte for byte, and a small file must
+// allocate little. Seeds in testdata/fuzz/FuzzCache (written by
+// TestWriteFuzzSeeds) hold valid, truncated, corrupted and absurd caches.
 func FuzzCache(f *testing.F) {
 	f.Add(cnSmallCache(f))
 	r := rand.New(rand.NewPCG(7, 8))
@@ -506,13 +512,19 @@ func FuzzCache(f *testing.F) {
 	f.Add([]byte(cacheMagic))
 	f.Add([]byte{})
 	// One file, rewritten in place for every input: truncating a file to
-	// zero and rewriting it is slow on some file systems.
+	// zero and rewriting it is slow on some file systems. A second one
+	// takes the rewrite of what loaded.
 	path := filepath.Join(f.TempDir(), "fuzz.acf")
 	file, err := os.Create(path)
 	if err != nil {
 		f.Fatal(err)
 	}
 	defer file.Close()
+	again, err := os.Create(filepath.Join(f.TempDir(), "again.acf"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer again.Close()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if err := file.Truncate(int64(len(b))); err != nil {
 			t.Fatal(err)
@@ -520,11 +532,15 @@ func FuzzCache(f *testing.F) {
 		if _, err := file.WriteAt(b, 0); err != nil {
 			t.Fatal(err)
 		}
+		// Values as stored, so that what loads can be written back.
+		opt := Options{KeepQID: true, Threads: 2, Float32: len(b) > chFlags && b[chFlags]&cacheFlagFloat32 != 0}
 		// Through the mapped file, then decoding into fresh slices (the
 		// big-endian path) from memory.
-		d, err := openCache(path, Options{KeepQID: true, Threads: 2})
+		var d *Dataset
+		var err error
+		checkAllocBound(t, len(b), func() { d, err = openCache(path, opt) })
 		cacheForceDecode = true
-		d2, _, err2 := decodeCache(path, b, Options{KeepQID: true})
+		d2, _, err2 := decodeCache(path, b, opt)
 		cacheForceDecode = false
 		if (err == nil) != (err2 == nil) {
 			t.Fatalf("mapped: %v; decoded: %v", err, err2)
@@ -538,6 +554,24 @@ func FuzzCache(f *testing.F) {
 		}
 		if err := checkCSR(d2, 1); err != nil {
 			t.Fatalf("loaded an invalid dataset: %v", err)
+		}
+		if diff := cnDiff(d, d2); diff != "" {
+			t.Fatalf("mapped and decoded differ: %s", diff)
+		}
+		// The layout is canonical: what loads is written back byte for byte.
+		if err := again.Truncate(0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := again.Seek(0, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeCacheTo(again, d); err != nil {
+			t.Fatalf("rewrite: %v", err)
+		}
+		w := make([]byte, len(b)+1)
+		n, _ := again.ReadAt(w, 0)
+		if !bytes.Equal(w[:n], b) {
+			t.Fatalf("rewrite differs: %d bytes, loaded %d", n, len(b))
 		}
 	})
 }

@@ -58,7 +58,15 @@ type Dataset struct {
 	Source     string // what was read: a path, "stdin", ...
 	InputBytes int64  // bytes of text parsed (decompressed), or the cache file's size
 
-	release func() error // unmaps a cache file the slices point into
+	// MaxFeatures is the Options.MaxFeatures the dataset was read with (0:
+	// none). It records that the caller declared up to that many features
+	// intended: the solvers then allocate dense per-feature arrays of that
+	// size without the memory guard they apply to feature counts far beyond
+	// what the data holds (see the solver package).
+	MaxFeatures int
+
+	release func() error              // unmaps a cache file the slices point into
+	locate  func(row int) (int, bool) // row → 1-based line in Source, when it can be found
 }
 
 // NNZ is the number of stored non-zeros.

@@ -451,7 +451,7 @@ const maxFeatures = math.MaxInt32
 
 func (p *chunkParser) tooLarge(x uint64, idx0 int64) string {
 	if p.capByOpt {
-		return fmt.Sprintf("feature index %d exceeds the cap MaxFeatures=%d (set MaxFeatures to at least %d to read this file)", x, p.maxIdx0+1, idx0+1)
+		return fmt.Sprintf("feature index %d exceeds the cap of %d features (--max-features, Options.MaxFeatures; raise it to at least %d to read this file)", x, p.maxIdx0+1, idx0+1)
 	}
 	return fmt.Sprintf("feature index %d is too large (at most %d features are supported)", x, maxFeatures)
 }
@@ -649,8 +649,8 @@ func parseLibSVM(name string, chunks [][]byte, opt Options) (*Dataset, error) {
 }
 
 // errFault reports a memory fault while reading mapped input, which means
-// the file shrank while it was being read.
-var errFault = errors.New("input changed while being read (memory fault)")
+// the file shrank while it was being read (see parseMapped).
+var errFault = errors.New("file changed while being read (memory fault); was it truncated or rewritten in place?")
 
 // forChunks runs fn(0..n-1) on up to threads goroutines. Chunks whose
 // number is above *skipAbove (when given) are skipped. A memory fault in

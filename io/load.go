@@ -26,6 +26,19 @@ import (
 // Syntax problems are reported as *ParseError; an input without rows gives
 // an error wrapping ErrNoData.
 func Load(path string, opt Options) (*Dataset, error) {
+	d, err := load(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	d.MaxFeatures = max(opt.MaxFeatures, 0)
+	if path != "-" {
+		format := opt.Format
+		d.locate = func(row int) (int, bool) { return lineOfRow(path, format, row) }
+	}
+	return d, nil
+}
+
+func load(path string, opt Options) (*Dataset, error) {
 	if err := checkFormat(opt.Format); err != nil {
 		return nil, err
 	}
@@ -103,8 +116,7 @@ func loadFile(f *os.File, name, path string, size int64, opt Options) (*Dataset,
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer release()
-	chunks := splitLines(data, threadCount(opt)*chunksPerThread, minChunkBytes)
-	return parseLibSVM(name, chunks, opt)
+	return parseMapped(name, data, opt)
 }
 
 // Read reads a dataset from r, which may be gzip or bzip2 compressed;
@@ -116,7 +128,12 @@ func Read(r io.Reader, name string, opt Options) (*Dataset, error) {
 	if err := checkFormat(opt.Format); err != nil {
 		return nil, err
 	}
-	return readText(r, name, "", opt)
+	d, err := readText(r, name, "", opt)
+	if err != nil {
+		return nil, err
+	}
+	d.MaxFeatures = max(opt.MaxFeatures, 0)
+	return d, nil
 }
 
 // headBytes is how much of the input format detection looks at.

@@ -360,7 +360,7 @@ func (b *ndBuilder) indexSlow(key []byte) (int32, string) {
 	}
 	if idx0 > b.maxIdx0 {
 		if b.capByOpt {
-			return 0, fmt.Sprintf("feature index %s exceeds the cap MaxFeatures=%d (set MaxFeatures to at least %d to read this file)",
+			return 0, fmt.Sprintf("feature index %s exceeds the cap of %d features (--max-features, Options.MaxFeatures; raise it to at least %d to read this file)",
 				bytes.TrimLeft(key, "0"), b.maxIdx0+1, idx0+1)
 		}
 		return 0, fmt.Sprintf("feature index %s is too large (at most %d features are supported)", bytes.TrimLeft(key, "0"), ndMaxFeatures)

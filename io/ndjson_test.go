@@ -192,7 +192,7 @@ func TestNDJSONErrors(t *testing.T) {
 		{`{"label":1,"features":{"2147483648":1}}`, Options{}, `1:24: feature index 2147483648 is too large (at most 2147483647 features are supported)`},
 		{`{"label":1,"features":{"2147483647":1}}`, Options{ZeroBased: true}, `1:24: feature index 2147483647 is too large`},
 		{`{"label":1,"features":{"99999999999999999999999":1}}`, Options{}, `is too large`},
-		{`{"label":1,"features":{"11":1}}`, Options{MaxFeatures: 10}, `1:24: feature index 11 exceeds the cap MaxFeatures=10 (set MaxFeatures to at least 11 to read this file)`},
+		{`{"label":1,"features":{"11":1}}`, Options{MaxFeatures: 10}, `1:24: feature index 11 exceeds the cap of 10 features (--max-features, Options.MaxFeatures; raise it to at least 11 to read this file)`},
 		{`{"label":1,"features":{"1":"x"}}`, Options{}, `1:28: the value of feature 1 must be a number, found '"'`},
 		{`{"label":1,"features":{"1":1,"1":2}}`, Options{}, `1:30: duplicate feature 1`},
 		{`{"label":1,"features":{"5":1,"2":1,"5":2}}`, Options{}, `t.ndjson:1: duplicate feature 5`},
@@ -479,6 +479,13 @@ func TestNDJSONRandomErrors(t *testing.T) {
 	}
 }
 
+// FuzzNDJSON parses on both paths (ndBoth checks that they agree) and
+// checks the result against refNDJSON, the simple reader on encoding/json:
+// the same error line, or the same dataset bit for bit, and that a small
+// input allocates little. flags picks the
+// options, the thread count and tiny chunks. Seeds in
+// testdata/fuzz/FuzzNDJSON (written by TestWriteFuzzSeeds) hold small
+// valid and broken files.
 func FuzzNDJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"label": 1, "features": {"3": 0.5, "17": 1}}`,
@@ -489,18 +496,44 @@ func FuzzNDJSON(f *testing.F) {
 		`{"label":1,"features":{"1":1,"1":2}}`,
 		`[1,2]`,
 	} {
-		f.Add(s, false)
-		f.Add(s, true)
+		f.Add(s, uint8(0))
+		f.Add(s, uint8(0x17))
 	}
-	f.Fuzz(func(t *testing.T, s string, flags bool) {
-		opt := Options{KeepQID: flags, Float32: flags, ZeroBased: flags, MaxFeatures: 1000}
-		d, err := ndBoth(t, s, opt)
+	f.Fuzz(func(t *testing.T, s string, flags uint8) {
+		opt := Options{ZeroBased: flags&1 != 0, Float32: flags&2 != 0, KeepQID: flags&4 != 0, Threads: 1 + int(flags>>6)}
+		if flags&8 != 0 {
+			opt.MaxFeatures = 1000
+		}
+		if flags&16 != 0 {
+			old := ndjsonChunkBytes
+			ndjsonChunkBytes = 1 + int(flags>>5&1)*30
+			defer func() { ndjsonChunkBytes = old }()
+		}
+		var d *Dataset
+		var err error
+		checkAllocBound(t, len(s), func() { d, err = ndBoth(t, s, opt) })
+		ref, line, rerr := refNDJSON(s, opt)
+		if (err == nil) != (rerr == nil) {
+			t.Fatalf("error %v, reference error %v", err, rerr)
+		}
 		if err != nil {
+			var pe *ParseError
+			if errors.As(err, &pe) {
+				if pe.Line != line {
+					t.Fatalf("error %v, reference error %v", err, rerr)
+				}
+			} else if !errors.Is(err, ErrNoData) || line != 0 {
+				t.Fatalf("error %v, reference error %v", err, rerr)
+			}
 			return
+		}
+		if diff := sameData(d, ref); diff != "" {
+			t.Fatalf("differs from the reference: %s", diff)
 		}
 		if err := checkCSR(d, 1); err != nil {
 			t.Fatalf("invalid dataset: %v", err)
 		}
+		checkRowLines(t, []byte(s), "ndjson", d.Rows)
 	})
 }
 

@@ -1,15 +1,26 @@
 package dataio
 
 // Subset returns a new dataset holding the given rows of d, in that order,
-// with d's feature count. The arrays are copied; d is unchanged.
+// with d's feature count and MaxFeatures. The arrays are copied; d is
+// unchanged. Where locates the subset's rows in d's file.
 func (d *Dataset) Subset(rows []int) *Dataset {
 	var nnz int64
 	for _, i := range rows {
 		nnz += d.RowPtr[i+1] - d.RowPtr[i]
 	}
-	s := &Dataset{Rows: len(rows), Features: d.Features, Source: d.Source,
+	s := &Dataset{Rows: len(rows), Features: d.Features, Source: d.Source, MaxFeatures: d.MaxFeatures,
 		RowPtr: make([]int64, len(rows)+1), Index: make([]int32, 0, nnz),
 		Label: make([]float64, len(rows))}
+	if d.locate != nil {
+		// Rows are located in d's file: keep the map back to d's rows.
+		loc, orig := d.locate, append([]int(nil), rows...)
+		s.locate = func(row int) (int, bool) {
+			if row < 0 || row >= len(orig) {
+				return 0, false
+			}
+			return loc(orig[row])
+		}
+	}
 	if d.Value != nil {
 		s.Value = make([]float64, 0, nnz)
 	} else {

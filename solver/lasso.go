@@ -123,6 +123,9 @@ func newLassoProblem(d *dataio.Dataset, intercept bool) (*lassoProblem, error) {
 			return nil, fmt.Errorf("solver: LASSO: label %g of example %d is not finite", y, i+1)
 		}
 	}
+	if err := checkLassoInput(d, intercept); err != nil {
+		return nil, err
+	}
 	c := d.CSC()
 	pr := &lassoProblem{csc: c, rows: d.Rows, nf: d.Features, intercept: intercept,
 		q: make([]float64, d.Features), yc: make([]float64, d.Rows)}

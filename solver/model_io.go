@@ -197,6 +197,9 @@ func LoadModel(path string) (*Model, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not a model file", path)
+	}
 	return ReadModel(bufio.NewReaderSize(f, 256<<10), path)
 }
 

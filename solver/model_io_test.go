@@ -331,6 +331,10 @@ func TestModelReadIOError(t *testing.T) {
 	}
 }
 
+// FuzzReadModel: no panic, errors name file:line, a small file allocates
+// little, and an accepted model writes back identically and predicts.
+// Seeds in testdata/fuzz/FuzzReadModel (written by TestWriteModelSeeds)
+// hold valid models and absurd or broken headers and weights.
 func FuzzReadModel(f *testing.F) {
 	for _, g := range modelGolden {
 		f.Add([]byte(g.text))
@@ -340,7 +344,12 @@ func FuzzReadModel(f *testing.F) {
 	f.Add([]byte("nr_class 1000000\nnr_feature 2147483647\nbias 1\nsolver_type L2R_L1LOSS_SVC_DUAL\nlabel 1\nw\n"))
 	f.Add([]byte("solver_type ONECLASS_SVM\nnr_class 2\nnr_feature 1\nbias 0\nrho 0x1p-3\nw\n1\n2\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := ReadModel(bytes.NewReader(data), "fuzz")
+		var m *Model
+		var err error
+		// A small file must not make the reader allocate by its header.
+		if a, limit := allocated(func() { m, err = ReadModel(bytes.NewReader(data), "fuzz") }), uint64(1<<20+64*len(data)); a > limit {
+			t.Fatalf("a %d-byte model allocated %d bytes (limit %d)", len(data), a, limit)
+		}
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz:") {
 				t.Fatalf("error without file:line: %v", err)

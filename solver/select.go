@@ -55,6 +55,9 @@ func (wk *worker) run(m mode) bool {
 			}
 			m.failedCheck()
 		}
+		if !wk.stepEpochs && wk.switchNow() {
+			return false
+		}
 		if !wk.stepEpochs && wk.epochs >= wk.maxEpochs {
 			wk.capped = true
 			return false

@@ -333,6 +333,35 @@ func TestBregLog(t *testing.T) {
 			t.Errorf("bregLog(%g) = %.17g, want %.17g", x, got, want)
 		}
 	}
+	// x = −1: a step that takes one side of the logistic pair to 0. The
+	// limit is 1; the direct formula gives 0·(−∞) = NaN, which made the
+	// tracked objective (and so the ACF gains and progress lines) NaN at
+	// large C.
+	if got := bregLog(-1); got != 1 {
+		t.Errorf("bregLog(-1) = %v, want 1", got)
+	}
+}
+
+// TestTrackedObjectiveFinite: at large C the logistic dual's steps reach
+// the ends of (0, C); the objective tracked from the exact gains (which ACF
+// learns from and progress prints) stays finite and equal to the one
+// recomputed from α.
+func TestTrackedObjectiveFinite(t *testing.T) {
+	d := lowDim()
+	for _, sel := range allSelections {
+		var last Progress
+		p := Params{Solver: 7, C: 1000, Eps: 1e-3, Bias: 1, Select: sel, Seed: 5, MaxEpochs: 20, NoFallback: true,
+			Progress: func(pr Progress) {
+				if math.IsNaN(pr.Objective) || math.IsInf(pr.Objective, 0) {
+					t.Fatalf("%s: epoch %d: objective %v", sel, pr.Epoch, pr.Objective)
+				}
+				last = pr
+			}}
+		_, res, _ := mustTrain(t, d, p)
+		if relDiff(last.Objective, res.Objective) > 1e-6 {
+			t.Errorf("%s: tracked objective %v, recomputed %v", sel, last.Objective, res.Objective)
+		}
+	}
 }
 
 // TestFloat32 trains on float32 storage (kernel.Dot32/Axpy32) and compares

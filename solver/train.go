@@ -55,6 +55,11 @@ type Params struct {
 	// Intercept adds an unpenalised intercept to the LASSO (y and the
 	// columns are centred implicitly, without densifying X).
 	Intercept bool
+	// NoFallback turns off the primal Newton fallback of -s 1 and -s 7
+	// (solver/newton.go), which takes over from a stalling dual once the
+	// dual has cost what a Newton solve is expected to cost. Comparisons of
+	// the coordinate selections themselves turn it off.
+	NoFallback bool
 	// Progress, if set, is called about once per epoch. One-vs-rest classes
 	// train in parallel, so calls may come from several goroutines, but
 	// never two at once.
@@ -95,8 +100,11 @@ type Result struct {
 	// pass at the returned model (|projected gradient| for -s 1/3, at most
 	// Eps/2 when converged so that PGmax − PGmin ≤ Eps as liblinear's
 	// criterion; |∂f/∂α_i| for -s 7, at most Eps).
-	Violation   float64
-	NNZW        int // non-zero weights in the model (bias included)
+	Violation float64
+	NNZW      int // non-zero weights in the model (bias included)
+	// NewtonSteps are the primal Newton steps of the fallback (0 when the
+	// dual CD alone converged).
+	NewtonSteps int
 	Converged   bool
 	HitEpochCap bool
 	Cancelled   bool
@@ -229,6 +237,7 @@ func Train(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result, e
 	}
 	sh := newShared(d, st.kind, sel, inner, p.Bias, maxEpochs, p.ACF)
 	sh.done = ctx.Done()
+	sh.fallback = !p.NoFallback
 	if p.Progress != nil {
 		var mu sync.Mutex
 		f := p.Progress
@@ -283,6 +292,11 @@ func Train(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result, e
 					return
 				}
 				s := &subs[k]
+				if ctx.Err() != nil {
+					// Cancelled: the classes not started keep w = 0.
+					s.res.Cancelled = true
+					continue
+				}
 				wk.solve(s, class)
 				for j := 0; j < wlen; j++ {
 					model.W[j*nsub+k] = wk.w[j]
@@ -298,6 +312,7 @@ func Train(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result, e
 		r.Solver, r.Select, r.C, r.Eps = res.Solver, res.Select, res.C, res.Eps
 		res.Iterations += r.Iterations
 		res.Epochs += r.Epochs
+		res.NewtonSteps += r.NewtonSteps
 		res.Operations += r.Operations
 		res.Objective += r.Objective
 		res.Primal += r.Primal
@@ -342,7 +357,7 @@ func checkData(d *dataio.Dataset) error {
 	if d.RowPtr[0] != 0 || int64(len(d.Index)) < nnz || nval < nnz {
 		return errors.New("solver: malformed dataset: row pointers do not match the index and value arrays")
 	}
-	if d.Features < 0 || d.Features >= math.MaxInt32 {
+	if d.Features < 0 {
 		return fmt.Errorf("solver: malformed dataset: %d features", d.Features)
 	}
 	for i := 0; i < d.Rows; i++ {
@@ -350,13 +365,13 @@ func checkData(d *dataio.Dataset) error {
 			return fmt.Errorf("solver: malformed dataset: row pointers decrease at row %d", i)
 		}
 	}
-	nf := int32(d.Features)
+	nf := int64(d.Features)
 	for _, j := range d.Index[:nnz] {
-		if uint32(j) >= uint32(nf) {
+		if j < 0 || int64(j) >= nf {
 			return fmt.Errorf("solver: malformed dataset: feature index %d outside [0, %d)", j, nf)
 		}
 	}
-	return nil
+	return checkFeatureCount(d)
 }
 
 // checkClassification validates what the classifiers (the one-vs-rest duals
@@ -383,6 +398,12 @@ func checkClassification(d *dataio.Dataset, p Params) (maxEpochs int, labels []f
 		return 0, nil, nil, err
 	}
 	labels, class, err = groupClasses(d.Label)
+	if le, ok := err.(*labelError); ok {
+		return 0, nil, nil, labelMessage(d, le)
+	}
+	if err == nil {
+		err = checkDense(d, 8*denseVectors(len(labels)), "training", len(labels))
+	}
 	return maxEpochs, labels, class, err
 }
 
@@ -397,7 +418,7 @@ func groupClasses(y []float64) ([]float64, []int32, error) {
 	class := make([]int32, len(y))
 	for i, v := range y {
 		if v != math.Trunc(v) || math.IsInf(v, 0) || math.Abs(v) > maxLabel {
-			return nil, nil, fmt.Errorf("solver: label %g of example %d is not an integer class label (classification needs integral labels)", v, i+1)
+			return nil, nil, &labelError{row: i, label: v}
 		}
 		if v == 0 {
 			v = 0 // -0 and +0 are one class
@@ -454,6 +475,7 @@ type shared struct {
 	maxEpochs int
 	acfCfg    acf.Config
 	done      <-chan struct{}
+	fallback  bool // primal Newton fallback allowed
 	progress  func(Progress)
 }
 

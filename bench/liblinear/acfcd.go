@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/acfcd/acfcd/bench/internal/benchkit"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/solver"
 )
@@ -33,8 +34,8 @@ func runACFCD(ctx context.Context, path string, p solver.Params, threads int, mo
 	runtime.GC()
 	debug.FreeOSMemory()
 
-	c0 := processCPU()
-	defer func() { r.CPUSec = processCPU() - c0 }()
+	c0 := benchkit.ProcessCPU()
+	defer func() { r.CPUSec = benchkit.ProcessCPU() - c0 }()
 	t0 := time.Now()
 	d, err := dataio.Load(path, dataio.Options{Threads: threads})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/acfcd/acfcd/bench/internal/benchkit"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/solver"
 )
@@ -68,7 +69,7 @@ func newRow(cfg config, tool string) *row {
 // runner runs the tools of one configuration.
 type runner struct {
 	o  *options
-	ws *workspace
+	ws *benchkit.Workspace
 }
 
 // progress prints a line on stderr unless -q.
@@ -81,13 +82,20 @@ func (b *runner) progress(format string, args ...any) {
 // modelPath is where a tool's model file goes (overwritten per run).
 func (b *runner) modelPath(tool string) string {
 	name := strings.NewReplacer("/", "_", "+", "_", " ", "_").Replace(tool)
-	return filepath.Join(b.ws.dir, "models", name+".model")
+	return filepath.Join(b.ws.Dir(), "models", name+".model")
 }
 
-// params are acfcd's training parameters for cfg and selection sel.
+// params are acfcd's training parameters for cfg and selection sel: a
+// named selection is the pure dual CD (no primal Newton fallback), so
+// that selections compare with each other and with liblinear 2.3.0;
+// "default" is what acfcd train does with no flags.
 func (b *runner) params(cfg config, sel string) solver.Params {
-	return solver.Params{Solver: cfg.S, C: cfg.C, Eps: cfg.Eps, Bias: b.o.Bias,
-		Select: sel, Seed: b.o.Seed, MaxEpochs: b.o.MaxEpochs}
+	p := solver.Params{Solver: cfg.S, C: cfg.C, Eps: cfg.Eps, Bias: b.o.Bias,
+		Select: sel, Seed: b.o.Seed, MaxEpochs: b.o.MaxEpochs, NoFallback: true}
+	if sel == "default" {
+		p.Select, p.NoFallback = "", false
+	}
+	return p
 }
 
 // runConfig runs every tool on the training file path, -rounds times
@@ -112,7 +120,7 @@ func (b *runner) runConfig(cfg config, path string, eval *dataio.Dataset) []*row
 		r.ACFCD, r.Ref = t.sel != "", t.name == refName
 		rows = append(rows, r)
 	}
-	os.MkdirAll(filepath.Join(b.ws.dir, "models"), 0o755)
+	os.MkdirAll(filepath.Join(b.ws.Dir(), "models"), 0o755)
 	trains := make([][]float64, len(tools))
 	cpus := make([][]float64, len(tools))
 	for round := 0; round < b.o.Rounds; round++ {
@@ -151,7 +159,7 @@ func (b *runner) runConfig(cfg config, path string, eval *dataio.Dataset) []*row
 			} else {
 				mp := b.modelPath(t.name)
 				os.Remove(mp)
-				pr, err := runProcess(ctx, t.bin, trainArgs(cfg.S, cfg.C, cfg.Eps, b.o.Bias, path, mp)...)
+				pr, err := benchkit.RunProcess(ctx, t.bin, benchkit.TrainArgs(cfg.S, cfg.C, cfg.Eps, b.o.Bias, path, mp)...)
 				cancel()
 				r.Times = append(r.Times, pr.Seconds)
 				cpus[k] = append(cpus[k], pr.CPU)
@@ -169,12 +177,12 @@ func (b *runner) runConfig(cfg config, path string, eval *dataio.Dataset) []*row
 		}
 	}
 	for k, r := range rows {
-		r.Total = median(r.Times)
+		r.Total = benchkit.Median(r.Times)
 		if len(trains[k]) > 0 {
-			r.Train = median(trains[k])
+			r.Train = benchkit.Median(trains[k])
 		}
 		if len(cpus[k]) > 0 {
-			r.CPU = median(cpus[k])
+			r.CPU = benchkit.Median(cpus[k])
 		}
 		if r.model != nil && r.Status != "timeout" && r.Status != "error" {
 			ev, err := evalPrimal(r.model, eval, cfg.S, cfg.C)
@@ -191,9 +199,9 @@ func (b *runner) runConfig(cfg config, path string, eval *dataio.Dataset) []*row
 
 // readLiblinear fills r from a liblinear-train run's output and model.
 func (b *runner) readLiblinear(r *row, output, modelPath string) {
-	out, err := parseLiblinearOutput(output)
+	out, err := benchkit.ParseLiblinearOutput(output)
 	if err != nil {
-		r.Status, r.Note = "error", err.Error()+": "+tail(output, 300)
+		r.Status, r.Note = "error", err.Error()+": "+benchkit.Tail(output, 300)
 		return
 	}
 	r.Epochs = out.Iter

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/acfcd/acfcd/bench/internal/benchkit"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/solver"
 )
@@ -46,7 +47,7 @@ type checkRow struct {
 }
 
 // checkConfig runs the correctness comparison of one configuration.
-func (b *runner) checkConfig(cfg config, ds *dataset, eval *dataio.Dataset) *checkRow {
+func (b *runner) checkConfig(cfg config, ds *benchkit.Dataset, eval *dataio.Dataset) *checkRow {
 	nan := math.NaN()
 	c := &checkRow{Config: cfg, DualDiff: nan, PrimalDiff: nan, ResPrimal: nan,
 		GapHarness: nan, GapLL: nan, Agree: nan, AccACFCD: nan, AccLL: nan, CompareMode: "dual"}
@@ -160,11 +161,11 @@ func relDiff(a, b float64) float64 {
 // part with liblinear-predict and with Model.Predict: on NAME_test when
 // the set has one (the full-data models are reused), else on a
 // deterministic split of the training file.
-func (b *runner) heldOut(c *checkRow, cfg config, ds *dataset) error {
+func (b *runner) heldOut(c *checkRow, cfg config, ds *benchkit.Dataset) error {
 	am, lm := c.ACFCD.model, b.modelPath(refName)
 	test := ds.Test
 	if test == "" {
-		train, tst, err := b.ws.split(ds, b.o.SplitSeed, b.o.TestPercent)
+		train, tst, err := b.ws.Split(ds, b.o.SplitSeed, b.o.TestPercent)
 		if err != nil {
 			return err
 		}
@@ -180,9 +181,9 @@ func (b *runner) heldOut(c *checkRow, cfg config, ds *dataset) error {
 			return fmt.Errorf("acfcd timed out on the training part")
 		}
 		am = ar.Model
-		lm = filepath.Join(b.ws.dir, "models", "split.liblinear.model")
+		lm = filepath.Join(b.ws.Dir(), "models", "split.liblinear.model")
 		ctx, cancel = context.WithTimeout(context.Background(), b.o.Timeout)
-		pr, err := runProcess(ctx, b.o.Liblinear, trainArgs(cfg.S, cfg.C, cfg.Eps, b.o.Bias, train, lm)...)
+		pr, err := benchkit.RunProcess(ctx, b.o.Liblinear, benchkit.TrainArgs(cfg.S, cfg.C, cfg.Eps, b.o.Bias, train, lm)...)
 		cancel()
 		if err != nil {
 			return err
@@ -200,7 +201,7 @@ func (b *runner) heldOut(c *checkRow, cfg config, ds *dataset) error {
 	defer td.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), b.o.Timeout)
 	defer cancel()
-	ll, err := predictLabels(ctx, b.o.LLPredict, test, lm, filepath.Join(b.ws.dir, "models", "predict.out"))
+	ll, err := benchkit.PredictLabels(ctx, b.o.LLPredict, test, lm, filepath.Join(b.ws.Dir(), "models", "predict.out"))
 	if err != nil {
 		return err
 	}

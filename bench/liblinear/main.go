@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"runtime"
 
+	"github.com/acfcd/acfcd/bench/internal/benchkit"
 	dataio "github.com/acfcd/acfcd/io"
 )
 
@@ -60,7 +61,7 @@ func run(o *options, stdout io.Writer) error {
 		o.Anchors = nil
 		o.Rounds = 1
 	}
-	ws, err := newWorkspace(o)
+	ws, err := benchkit.NewWorkspace(o.DataDir, o.WorkDir, o.Quiet)
 	if err != nil {
 		return err
 	}
@@ -77,7 +78,7 @@ func run(o *options, stdout io.Writer) error {
 	fmt.Fprintln(&sets, "| set | rows | features | nnz | held-out file |")
 	fmt.Fprintln(&sets, "|---|---:|---:|---:|---|")
 	for _, name := range o.Sets {
-		ds, err := ws.prepare(name)
+		ds, err := ws.Prepare(name)
 		if err != nil {
 			return err
 		}

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/acfcd/acfcd/solver"
 )
 
 // defaultSets are the binary problems of /work/shared/data (see its
@@ -99,7 +97,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.StringVar(&cs, "c", "0.01,0.1,1,10,100,1000", "comma-separated costs C")
 	fs.Float64Var(&o.Eps, "e", 0.001, "stopping tolerance -e, the same for every tool")
 	fs.Float64Var(&o.Bias, "B", -1, "liblinear's -B bias (-1: none); the bias weight is regularised, as in liblinear")
-	fs.StringVar(&selects, "select", "uniform,shrink,acf,acf+shrink", "comma-separated acfcd coordinate selections (uniform, shrink, acf, acf+shrink)")
+	fs.StringVar(&selects, "select", "uniform,shrink,acf,acf+shrink,default", "comma-separated acfcd coordinate selections (uniform, shrink, acf, acf+shrink: pure dual CD,\nwithout the primal Newton fallback) and default (acfcd's default: acf+shrink with the fallback)")
 	fs.Uint64Var(&o.Seed, "seed", 0, "acfcd's random seed")
 	fs.IntVar(&o.MaxEpochs, "max-epochs", 0, "acfcd's epoch cap per subproblem (0: its default, 1000 = liblinear 2.3.0's max_iter)")
 	fs.IntVar(&o.Threads, "parse-threads", 0, "acfcd parser goroutines (0: GOMAXPROCS; liblinear always parses with one thread)")
@@ -146,9 +144,9 @@ func parseOptions(args []string) (*options, error) {
 	o.Selects = splitList(selects)
 	for _, s := range o.Selects {
 		switch s {
-		case "uniform", "shrink", "acf", "acf+shrink":
+		case "uniform", "shrink", "acf", "acf+shrink", "default":
 		default:
-			return nil, fmt.Errorf("-select %q: want uniform, shrink, acf or acf+shrink", s)
+			return nil, fmt.Errorf("-select %q: want uniform, shrink, acf, acf+shrink or default", s)
 		}
 	}
 	if o.Check {
@@ -157,7 +155,7 @@ func parseOptions(args []string) (*options, error) {
 		explicit := false
 		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "select" })
 		if !explicit {
-			o.Selects = []string{solver.DefaultSelect}
+			o.Selects = []string{"default"}
 		}
 		o.Selects = o.Selects[:1]
 	}

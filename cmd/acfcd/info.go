@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acfcd/acfcd/internal/atomicfile"
 	dataio "github.com/acfcd/acfcd/io"
 )
 
@@ -195,6 +196,9 @@ func runConvert(stdout, stderr io.Writer, args []string) error {
 	if fs.NArg() != 2 {
 		fs.Usage()
 		return usagef("convert takes DATA and OUT")
+	}
+	if err := atomicfile.CheckFile(fs.Arg(1)); err != nil { // before the parse
+		return err
 	}
 	d, err := dataio.Load(fs.Arg(0), df.options())
 	if err != nil {

@@ -55,6 +55,7 @@ func init() {
 		{"predict", "[-b 1] DATA MODEL OUT", "predict with a model (liblinear's output)", runPredict},
 		{"info", "[--json] DATA", "describe a data file and how fast it parses", runInfo},
 		{"convert", "[flags] DATA OUT", "write DATA as a binary cache that loads without parsing", runConvert},
+		{"gen", "--preset kdd|url [flags] --out FILE", "write synthetic data shaped like kdd2010 or url (text, or a cache for FILE.acf)", runGen},
 		{"version", "", "print the version, the CPU features seen and the kernel chosen", runVersion},
 	}
 	commands = map[string]*command{}

@@ -27,6 +27,9 @@ func runPredict(stdout, stderr io.Writer, args []string) error {
 	if *prob != 0 && *prob != 1 {
 		return usagef("-b %d: must be 0 or 1", *prob)
 	}
+	if err := atomicfile.Check(fs.Arg(2)); err != nil { // before the reading
+		return err
+	}
 	m, err := solver.LoadModel(fs.Arg(1))
 	if err != nil {
 		return err

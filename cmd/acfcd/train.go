@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/acfcd/acfcd/internal/atomicfile"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/solver"
 )
@@ -88,6 +89,7 @@ type trainFlags struct {
 	seed      uint64
 	report    string
 	maxEpochs int
+	fallback  string
 	// LASSO
 	lambda      float64
 	intercept   bool
@@ -95,11 +97,14 @@ type trainFlags struct {
 	lambdaPath  int
 	lambdaRatio float64
 	data        dataFlags
+
+	savePartial bool // --save-partial: an interrupted run saves its unconverged model
 }
 
 func (t *trainFlags) params(weights map[float64]float64) solver.Params {
 	return solver.Params{Solver: t.solver, C: t.c, Eps: t.eps, Bias: t.bias, Weights: weights,
-		Select: t.sel, Seed: t.seed, MaxEpochs: t.maxEpochs, Lambda: t.lambda, Intercept: t.intercept}
+		Select: t.sel, Seed: t.seed, MaxEpochs: t.maxEpochs, Lambda: t.lambda, Intercept: t.intercept,
+		NoFallback: t.fallback == "none"}
 }
 
 func runTrain(stdout, stderr io.Writer, args []string) error {
@@ -119,6 +124,8 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	fs.Uint64Var(&t.seed, "seed", 1, "random seed (same seed, same model)")
 	fs.StringVar(&t.report, "report", "", "json: print the training report as one JSON object on the last line of stdout")
 	fs.IntVar(&t.maxEpochs, "max-epochs", 0, "cap on epochs (default 1000 as liblinear 2.3; lasso 100000)")
+	fs.BoolVar(&t.savePartial, "save-partial", false, "when SIGINT or SIGTERM interrupts training, save the unconverged model to MODEL\n(the exit status is still 1; without this flag nothing is written)")
+	fs.StringVar(&t.fallback, "fallback", "newton", "-s 1, 7: newton (a stalling dual hands over to primal Newton, then the dual\nKKT check certifies the answer, as liblinear 2.50 after 300 epochs) or none (pure dual CD)")
 	fs.Float64Var(&t.lambda, "lambda", 0, "lasso: the L1 penalty λ of ½‖Xw − y‖² + λ‖w‖₁ (scikit-learn's alpha = λ/rows)")
 	fs.BoolVar(&t.intercept, "intercept", false, "lasso: fit an unpenalised intercept")
 	fs.Float64Var(&t.gap, "gap", 0, "lasso: stop when the duality gap is below this instead of the KKT tolerance -e")
@@ -141,6 +148,9 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	}
 	if t.eps < 0 || math.IsNaN(t.eps) {
 		return usagef("-e %g: eps must be a positive number", t.eps)
+	}
+	if t.fallback != "newton" && t.fallback != "none" {
+		return usagef("--fallback %q: want newton or none", t.fallback)
 	}
 	if t.report != "" && t.report != "json" {
 		return usagef("--report %q: the only report format is json", t.report)
@@ -170,14 +180,21 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 		modelPath = fs.Arg(1)
 	}
 
-	d, err := dataio.Load(dataPath, t.data.options())
+	if t.folds == 0 {
+		// An unwritable MODEL is reported now, not after the training.
+		if err := atomicfile.Check(modelPath); err != nil {
+			return err
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() { <-ctx.Done(); stop() }() // a second signal ends the process (see interrupt.go)
+	d, err := loadInterruptible(ctx, stderr, dataPath, t.data.options())
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	p := t.params(weights)
 	if isTerminal(stderr) && !t.quiet {
 		p.Progress = func(pr solver.Progress) {
@@ -206,7 +223,7 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	if res.Cancelled {
-		return fmt.Errorf("training interrupted after %d epochs: the model is not converged and was not saved", res.Epochs)
+		return interrupted(m, res, modelPath, t.savePartial)
 	}
 	if !t.quiet {
 		printSummary(stdout, res)
@@ -239,6 +256,9 @@ func trainUsage(fs interface{ PrintDefaults() }, stderr io.Writer) func() {
 func printSummary(w io.Writer, r *solver.Result) {
 	// liblinear's #iter counts sweeps; acfcd's epochs are the same unit.
 	fmt.Fprintf(w, "optimization finished, #iter = %d (%d coordinate steps, %s selection)\n", r.Epochs, r.Iterations, r.Select)
+	if r.NewtonSteps > 0 {
+		fmt.Fprintf(w, "the dual stalled: %d primal Newton steps took over, then the full dual KKT check\n", r.NewtonSteps)
+	}
 	fmt.Fprintf(w, "Objective value = %f\n", r.Objective)
 	fmt.Fprintf(w, "max violation = %g, duality gap = %g, nnz(w) = %d, %.3f s\n", r.Violation, r.Gap, r.NNZW, r.Seconds)
 }
@@ -260,11 +280,12 @@ type report struct {
 	NNZW       int     `json:"nnz_w"`
 	Converged  bool    `json:"converged"`
 	EpochCap   bool    `json:"hit_epoch_cap"`
+	Newton     int     `json:"newton_steps"`
 }
 
 func writeReport(w io.Writer, r *solver.Result) error {
 	b, err := json.Marshal(report{r.Solver, r.Select, r.C, r.Eps, r.Iterations, r.Epochs, r.Operations,
-		r.Seconds, r.Objective, r.Primal, r.Gap, r.Violation, r.NNZW, r.Converged, r.HitEpochCap})
+		r.Seconds, r.Objective, r.Primal, r.Gap, r.Violation, r.NNZW, r.Converged, r.HitEpochCap, r.NewtonSteps})
 	if err != nil {
 		return err
 	}

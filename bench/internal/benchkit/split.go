@@ -1,4 +1,4 @@
-package main
+package benchkit
 
 import (
 	"bytes"
@@ -8,15 +8,15 @@ import (
 	"os"
 )
 
-// split writes a deterministic train/test split of ds's text, line by line
+// Split writes a deterministic train/test split of ds's text, line by line
 // (the bytes of each example are copied, so every tool reads the same
 // numbers), into the workspace, once per (set, seed, percent). Blank and
 // comment lines are dropped. The permutation comes from a PCG seeded with
 // seed, so the same flags always give the same split.
-func (w *workspace) split(ds *dataset, seed uint64, testPercent int) (train, test string, err error) {
+func (w *Workspace) Split(ds *Dataset, seed uint64, testPercent int) (train, test string, err error) {
 	base := fmt.Sprintf("%s.split%d-%d", ds.Name, seed, testPercent)
-	train, test = w.path(base+".train.svm"), w.path(base+".test.svm")
-	if fresh(train, ds.Path) && fresh(test, ds.Path) {
+	train, test = w.Path(base+".train.svm"), w.Path(base+".test.svm")
+	if Fresh(train, ds.Path) && Fresh(test, ds.Path) {
 		return train, test, nil
 	}
 	text, err := os.ReadFile(ds.Path)
@@ -49,7 +49,7 @@ func (w *workspace) split(ds *dataset, seed uint64, testPercent int) (train, tes
 	}
 	// Rows keep their file order inside each part.
 	write := func(path string, want bool) error {
-		return writeAtomic(path, func(out io.Writer) error {
+		return WriteAtomic(path, func(out io.Writer) error {
 			for k, ln := range lines {
 				if isTest[k] != want {
 					continue

@@ -1,15 +1,15 @@
 //go:build unix
 
-package main
+package benchkit
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the user + system CPU time of this process so far, in
+// ProcessCPU is the user + system CPU time of this process so far, in
 // seconds (all goroutines, the garbage collector included).
-func processCPU() float64 {
+func ProcessCPU() float64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

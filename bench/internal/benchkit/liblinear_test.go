@@ -1,4 +1,4 @@
-package main
+package benchkit
 
 import (
 	"math"
@@ -15,25 +15,25 @@ const (
 )
 
 func TestParseLiblinearOutput(t *testing.T) {
-	r, err := parseLiblinearOutput(out230)
+	r, err := ParseLiblinearOutput(out230)
 	if err != nil || r.Iter != 115 || r.Subprobs != 1 || r.Objective != -121.134471 || r.Capped || r.Switched != "" {
 		t.Errorf("2.3.0: %+v, %v", r, err)
 	}
-	r, err = parseLiblinearOutput(out250)
+	r, err = ParseLiblinearOutput(out250)
 	if err != nil || r.Iter != 300 || !r.Capped || r.Switched != "-s 2" {
 		t.Errorf("2.50: %+v, %v", r, err)
 	}
-	r, err = parseLiblinearOutput(outMulti)
+	r, err = ParseLiblinearOutput(outMulti)
 	if err != nil || r.Iter != 1010 || r.Subprobs != 2 || r.NObj != 2 || math.Abs(r.Objective+3.75) > 1e-12 || !r.Capped {
 		t.Errorf("multi-class: %+v, %v", r, err)
 	}
-	if _, err := parseLiblinearOutput("ERROR: something\n"); err == nil {
+	if _, err := ParseLiblinearOutput("ERROR: something\n"); err == nil {
 		t.Error("no error for output without #iter")
 	}
 }
 
 func TestTrainArgs(t *testing.T) {
-	got := trainArgs(7, 0.1, 0.001, -1, "d", "m")
+	got := TrainArgs(7, 0.1, 0.001, -1, "d", "m")
 	want := []string{"-s", "7", "-c", "0.1", "-e", "0.001", "d", "m"}
 	if len(got) != len(want) {
 		t.Fatalf("%q", got)
@@ -43,7 +43,7 @@ func TestTrainArgs(t *testing.T) {
 			t.Fatalf("%q, want %q", got, want)
 		}
 	}
-	if got := trainArgs(1, 1, 0.01, 1, "d", "m"); got[6] != "-B" || got[7] != "1" {
+	if got := TrainArgs(1, 1, 0.01, 1, "d", "m"); got[6] != "-B" || got[7] != "1" {
 		t.Errorf("bias: %q", got)
 	}
 }

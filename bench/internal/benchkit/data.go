@@ -1,4 +1,8 @@
-package main
+// Package benchkit holds what the benchmark commands under bench/ share:
+// the data workspace (finding, decompressing, deriving and splitting the
+// sets of ../shared/data), running liblinear-train and reading its output,
+// and small helpers (median, process CPU time).
+package benchkit
 
 import (
 	"bufio"
@@ -15,29 +19,33 @@ import (
 	"strings"
 )
 
-// dataset is one benchmark problem as plain libsvm text on disk, the file
-// that every tool reads (so that every timing includes parsing it).
-type dataset struct {
+// Dataset is one benchmark problem as plain libsvm text on disk, the file
+// that every tool reads.
+type Dataset struct {
 	Name string
 	Path string // plain text training file
 	Test string // plain text held-out file, "" if the set has none
 }
 
-// workspace owns the directory of decompressed and derived files.
-type workspace struct {
+// Workspace owns the directory of decompressed and derived files.
+type Workspace struct {
 	dir   string
 	temp  bool // remove dir at the end
 	data  string
 	quiet bool
 }
 
-func newWorkspace(o *options) (*workspace, error) {
-	w := &workspace{data: o.DataDir, quiet: o.Quiet}
-	if o.WorkDir != "" {
-		if err := os.MkdirAll(o.WorkDir, 0o755); err != nil {
+// NewWorkspace returns a workspace reading the sets of dataDir. Derived
+// files go to workDir, which is kept and reused across runs; with workDir
+// "" they go to a temporary directory that Close removes. quiet silences
+// the progress lines on stderr.
+func NewWorkspace(dataDir, workDir string, quiet bool) (*Workspace, error) {
+	w := &Workspace{data: dataDir, quiet: quiet}
+	if workDir != "" {
+		if err := os.MkdirAll(workDir, 0o755); err != nil {
 			return nil, err
 		}
-		w.dir = o.WorkDir
+		w.dir = workDir
 		return w, nil
 	}
 	d, err := os.MkdirTemp("", "acfcd-bench-")
@@ -49,33 +57,36 @@ func newWorkspace(o *options) (*workspace, error) {
 }
 
 // Close removes the temp directory (a -workdir is kept).
-func (w *workspace) Close() error {
+func (w *Workspace) Close() error {
 	if w.temp {
 		return os.RemoveAll(w.dir)
 	}
 	return nil
 }
 
-// path returns a file name inside the workspace.
-func (w *workspace) path(name string) string { return filepath.Join(w.dir, name) }
+// Dir is the workspace directory.
+func (w *Workspace) Dir() string { return w.dir }
 
-// prepare finds set name in the data directory and returns it as plain
+// Path returns a file name inside the workspace.
+func (w *Workspace) Path(name string) string { return filepath.Join(w.dir, name) }
+
+// Prepare finds set name in the data directory and returns it as plain
 // text, decompressing or deriving it once. news20bin is news20 with
 // classes 1–10 relabelled +1 and 11–20 relabelled −1. A held-out file is
 // looked up as NAME_test or NAME.t.
-func (w *workspace) prepare(name string) (*dataset, error) {
-	ds := &dataset{Name: name}
+func (w *Workspace) Prepare(name string) (*Dataset, error) {
+	ds := &Dataset{Name: name}
 	var err error
 	if name == "news20bin" {
-		ds.Path, err = w.derive("news20", "news20bin.svm", news20Binary)
+		ds.Path, err = w.Derive("news20", "news20bin.svm", News20Binary)
 	} else {
-		ds.Path, err = w.plain(name, true)
+		ds.Path, err = w.Plain(name, true)
 	}
 	if err != nil {
 		return nil, err
 	}
 	for _, t := range []string{name + "_test", name + ".t"} {
-		if p, err := w.plain(t, false); err == nil {
+		if p, err := w.Plain(t, false); err == nil {
 			ds.Test = p
 			break
 		}
@@ -83,8 +94,8 @@ func (w *workspace) prepare(name string) (*dataset, error) {
 	return ds, nil
 }
 
-// find returns the file of set name in the data directory.
-func (w *workspace) find(name string) (string, error) {
+// Find returns the file of set name in the data directory.
+func (w *Workspace) Find(name string) (string, error) {
 	for _, suf := range []string{"", ".svm", ".bz2", ".svm.bz2", ".gz", ".svm.gz"} {
 		p := filepath.Join(w.data, name+suf)
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
@@ -94,59 +105,59 @@ func (w *workspace) find(name string) (string, error) {
 	return "", fmt.Errorf("data set %q not found in %s (tried NAME, NAME.svm, NAME[.svm].bz2, NAME[.svm].gz)", name, w.data)
 }
 
-// plain returns a plain-text copy of set name: the file itself when it is
+// Plain returns a plain-text copy of set name: the file itself when it is
 // not compressed, else a decompressed copy in the workspace.
-func (w *workspace) plain(name string, verbose bool) (string, error) {
-	src, err := w.find(name)
+func (w *Workspace) Plain(name string, verbose bool) (string, error) {
+	src, err := w.Find(name)
 	if err != nil {
 		return "", err
 	}
-	comp, err := compression(src)
+	comp, err := Compression(src)
 	if err != nil {
 		return "", err
 	}
 	if comp == "" {
 		return src, nil
 	}
-	dst := w.path(name + ".svm")
-	if fresh(dst, src) {
+	dst := w.Path(name + ".svm")
+	if Fresh(dst, src) {
 		return dst, nil
 	}
 	if verbose && !w.quiet {
 		fmt.Fprintf(os.Stderr, "decompressing %s\n", src)
 	}
-	return dst, writeAtomic(dst, func(out io.Writer) error { return decompress(src, comp, out) })
+	return dst, WriteAtomic(dst, func(out io.Writer) error { return Decompress(src, comp, out) })
 }
 
-// derive writes dst (in the workspace) by passing the decompressed text of
+// Derive writes dst (in the workspace) by passing the decompressed text of
 // set src through fn, once.
-func (w *workspace) derive(src, dst string, fn func(io.Reader, io.Writer) error) (string, error) {
-	in, err := w.find(src)
+func (w *Workspace) Derive(src, dst string, fn func(io.Reader, io.Writer) error) (string, error) {
+	in, err := w.Find(src)
 	if err != nil {
 		return "", err
 	}
-	out := w.path(dst)
-	if fresh(out, in) {
+	out := w.Path(dst)
+	if Fresh(out, in) {
 		return out, nil
 	}
 	if !w.quiet {
 		fmt.Fprintf(os.Stderr, "deriving %s from %s\n", dst, in)
 	}
-	comp, err := compression(in)
+	comp, err := Compression(in)
 	if err != nil {
 		return "", err
 	}
-	return out, writeAtomic(out, func(wr io.Writer) error {
+	return out, WriteAtomic(out, func(wr io.Writer) error {
 		pr, pw := io.Pipe()
-		go func() { pw.CloseWithError(decompress(in, comp, pw)) }()
+		go func() { pw.CloseWithError(Decompress(in, comp, pw)) }()
 		err := fn(pr, wr)
 		pr.CloseWithError(errors.New("stopped"))
 		return err
 	})
 }
 
-// fresh reports whether dst exists and is newer than src.
-func fresh(dst, src string) bool {
+// Fresh reports whether dst exists and is newer than src.
+func Fresh(dst, src string) bool {
 	d, err := os.Stat(dst)
 	if err != nil {
 		return false
@@ -155,8 +166,8 @@ func fresh(dst, src string) bool {
 	return err == nil && !d.ModTime().Before(s.ModTime())
 }
 
-// compression returns "bz2", "gz" or "" from the file's magic bytes.
-func compression(path string) (string, error) {
+// Compression returns "bz2", "gz" or "" from the file's magic bytes.
+func Compression(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -173,9 +184,9 @@ func compression(path string) (string, error) {
 	return "", nil
 }
 
-// decompress writes the decompressed content of path to out, with the
+// Decompress writes the decompressed content of path to out, with the
 // system's bzip2/gzip when present (faster) and Go's readers otherwise.
-func decompress(path, comp string, out io.Writer) error {
+func Decompress(path, comp string, out io.Writer) error {
 	tool := map[string]string{"bz2": "bzip2", "gz": "gzip"}[comp]
 	if p, err := exec.LookPath(tool); err == nil {
 		cmd := exec.Command(p, "-dc", path)
@@ -207,9 +218,9 @@ func decompress(path, comp string, out io.Writer) error {
 	return err
 }
 
-// writeAtomic writes path through fn via a temporary file and a rename, so
+// WriteAtomic writes path through fn via a temporary file and a rename, so
 // that an interrupted run never leaves a truncated file to be reused.
-func writeAtomic(path string, fn func(io.Writer) error) error {
+func WriteAtomic(path string, fn func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
@@ -232,9 +243,9 @@ func writeAtomic(path string, fn func(io.Writer) error) error {
 	return nil
 }
 
-// news20Binary copies news20 text, relabelling classes 1–10 as +1 and
+// News20Binary copies news20 text, relabelling classes 1–10 as +1 and
 // 11–20 as −1. The features are copied byte for byte.
-func news20Binary(r io.Reader, w io.Writer) error {
+func News20Binary(r io.Reader, w io.Writer) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	line := 0

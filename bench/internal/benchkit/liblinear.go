@@ -1,4 +1,4 @@
-package main
+package benchkit
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// llOutput is what a liblinear-train process printed on stdout.
+// LLOutput is what a liblinear-train process printed on stdout.
 //
 // liblinear's dual solvers print, once per one-vs-rest subproblem,
 //
@@ -25,7 +25,7 @@ import (
 // v = ‖w‖² + Σ α_i(α_i·D_ii − 2), i.e. ½αᵀ(Q+D)α − Σα; for -s 7
 // solve_l2r_lr_dual prints ½‖w‖² + Σ[α log α + (C−α) log(C−α) − C log C].
 // Both are ≤ 0 and minus the dual function, so primal + X = duality gap.
-type llOutput struct {
+type LLOutput struct {
 	Iter      int64   // Σ #iter over subproblems (outer sweeps)
 	Subprobs  int     // number of "optimization finished" lines
 	Objective float64 // Σ "Objective value" over subproblems
@@ -47,9 +47,9 @@ var (
 	reSwitched = regexp.MustCompile(`Switching to use (-s \d+)`)
 )
 
-// parseLiblinearOutput extracts the counters of a liblinear-train run.
-func parseLiblinearOutput(out string) (llOutput, error) {
-	var r llOutput
+// ParseLiblinearOutput extracts the counters of a liblinear-train run.
+func ParseLiblinearOutput(out string) (LLOutput, error) {
+	var r LLOutput
 	for _, m := range reIter.FindAllStringSubmatch(out, -1) {
 		n, err := strconv.ParseInt(m[1], 10, 64)
 		if err != nil {
@@ -76,29 +76,29 @@ func parseLiblinearOutput(out string) (llOutput, error) {
 	return r, nil
 }
 
-// fmtArg formats a number as a command-line argument, exactly.
-func fmtArg(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// FmtArg formats a number as a command-line argument, exactly.
+func FmtArg(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// trainArgs are liblinear-train's arguments for one configuration.
-func trainArgs(s int, c, eps, bias float64, data, model string) []string {
-	args := []string{"-s", strconv.Itoa(s), "-c", fmtArg(c), "-e", fmtArg(eps)}
+// TrainArgs are liblinear-train's arguments for one configuration.
+func TrainArgs(s int, c, eps, bias float64, data, model string) []string {
+	args := []string{"-s", strconv.Itoa(s), "-c", FmtArg(c), "-e", FmtArg(eps)}
 	if bias >= 0 {
-		args = append(args, "-B", fmtArg(bias))
+		args = append(args, "-B", FmtArg(bias))
 	}
 	return append(args, data, model)
 }
 
-// procResult is one finished (or killed) process.
-type procResult struct {
+// ProcResult is one finished (or killed) process.
+type ProcResult struct {
 	Seconds  float64 // wall time from start to exit
 	CPU      float64 // user + system seconds
 	Output   string  // stdout and stderr
 	TimedOut bool
 }
 
-// runProcess runs bin with args under the deadline of ctx; a process
+// RunProcess runs bin with args under the deadline of ctx; a process
 // still running at the deadline is killed and reported as TimedOut.
-func runProcess(ctx context.Context, bin string, args ...string) (procResult, error) {
+func RunProcess(ctx context.Context, bin string, args ...string) (ProcResult, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
@@ -106,7 +106,7 @@ func runProcess(ctx context.Context, bin string, args ...string) (procResult, er
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	err := cmd.Run()
-	r := procResult{Seconds: time.Since(start).Seconds(), Output: out.String()}
+	r := ProcResult{Seconds: time.Since(start).Seconds(), Output: out.String()}
 	if ps := cmd.ProcessState; ps != nil {
 		r.CPU = (ps.UserTime() + ps.SystemTime()).Seconds()
 	}
@@ -115,23 +115,23 @@ func runProcess(ctx context.Context, bin string, args ...string) (procResult, er
 		return r, nil
 	}
 	if err != nil {
-		return r, fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, tail(r.Output, 800))
+		return r, fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, Tail(r.Output, 800))
 	}
 	return r, nil
 }
 
-// tail returns the last n bytes of s.
-func tail(s string, n int) string {
+// Tail returns the last n bytes of s.
+func Tail(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
 	return "…" + s[len(s)-n:]
 }
 
-// predictLabels runs liblinear-predict on test with model and returns the
+// PredictLabels runs liblinear-predict on test with model and returns the
 // predicted labels, one per test row.
-func predictLabels(ctx context.Context, bin, test, model, outPath string) ([]float64, error) {
-	r, err := runProcess(ctx, bin, test, model, outPath)
+func PredictLabels(ctx context.Context, bin, test, model, outPath string) ([]float64, error) {
+	r, err := RunProcess(ctx, bin, test, model, outPath)
 	if err != nil {
 		return nil, err
 	}

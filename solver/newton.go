@@ -1,0 +1,412 @@
+package solver
+
+import (
+	"math"
+
+	"github.com/acfcd/acfcd/kernel"
+)
+
+// The primal Newton fallback.
+//
+// Dual CD stalls when the dual is badly conditioned: at large C on data
+// with few features (a9a, w8a) thousands of epochs may not reach eps,
+// while the primal, a smooth function of only d weights, is solved by a
+// few Newton steps. liblinear 2.50 switches its -s 1 and -s 7 duals to its
+// primal solvers (-s 2, -s 0) after 300 epochs. We switch earlier, by cost:
+// once the dual has touched as many non-zeros as a Newton solve is
+// expected to cost (a ski-rental rule: at most about twice the cost of
+// the better choice made in hindsight), warm-started from the dual's w.
+//
+// The primal problems are
+//
+//	-s 1:  P(w) = ½‖w‖² + Σ_i C_i max(0, 1 − z_i)²
+//	-s 7:  P(w) = ½‖w‖² + Σ_i C_i log(1 + e^{−z_i}),   z_i = y_i wᵀx_i.
+//
+// Their minimiser gives the dual optimum in closed form:
+// α_i = 2C_i max(0, 1 − z_i) for -s 1 and α_i = C_i/(1 + e^{z_i}) for
+// -s 7, and w = Σ α_i y_i x_i − ∇P(w). So after Newton we set α from the
+// margins, rebuild w = Σ α_i y_i x_i exactly, and let the usual full KKT
+// pass certify (and if needed, dual CD finish) the dual solution: the
+// fallback changes the path, never the stopping rule or the answer.
+//
+// Only for small d: the Newton steps are exact, with the dense Hessian
+// I + Σ D_i x_i x_iᵀ formed in one pass and factored by Cholesky, and an
+// Armijo line search evaluated on the margins (z + t·Xs) without another
+// data pass. Text data with 10⁵+ features is where dual CD (and ACF) is
+// strong; there a Newton-CG fallback was tried and lost badly (news20
+// split 1–10/11–20, -s 1 -c 10: 100 Newton steps of ~400 CG steps each,
+// 38 s against the dual's 1 s), so large d keeps the dual alone.
+//
+// If Newton ends at a dual point worse than the one it started from (it
+// cannot, unless it stopped early), the dual state is restored and dual CD
+// goes on without the fallback.
+
+const (
+	newtonMaxIter    = 100
+	newtonDenseMax   = 4096 // largest dimension d+1 for the fallback
+	newtonGuessIters = 10   // Newton steps assumed by the switch rule
+	armijoC          = 0.01
+)
+
+// newtonSwitchOps returns the operations after which the dual should hand
+// over to the primal Newton fallback: the estimated cost of a Newton solve,
+// in the same units as worker.ops (non-zeros touched), or 0 for never.
+func (sh *shared) newtonSwitchOps() (ops int64, ok bool) {
+	if sh.kind == l1svm || !sh.fallback {
+		return 0, false // the hinge loss has no Newton method
+	}
+	nnz := sh.rp[sh.n]
+	if sh.bias != 0 {
+		nnz += int64(sh.n)
+	}
+	dim := int64(sh.nf + 1)
+	if dim > newtonDenseMax {
+		return 0, false
+	}
+	var outer int64
+	for i := 0; i < sh.n; i++ {
+		k := sh.rp[i+1] - sh.rp[i]
+		if sh.bias != 0 {
+			k++
+		}
+		outer += k * (k + 1) / 2
+	}
+	pass := 4 * nnz // margins, gradient, direction, and the line search's X·s
+	return sh.dualOps(newtonGuessIters * (pass + outer + dim*dim*dim/6)), true
+}
+
+// dualOps converts Newton operations into dual CD operations of the same
+// time. Newton reads the rows in storage order and forms the Hessian with
+// dense inner loops, while dual CD visits rows in random order (a cache
+// miss per step) and, for -s 7, solves a small Newton problem with
+// logarithms at every step. Measured on a9a and w8a (bench/results): a
+// dual op costs 5 ns (-s 1) and 8.5 ns (-s 7), a Newton op about 2 ns.
+func (sh *shared) dualOps(newtonOps int64) int64 {
+	ratio := 0.4
+	if sh.kind == logistic {
+		ratio = 0.25
+	}
+	return int64(float64(newtonOps) * ratio)
+}
+
+// newton holds the fallback's buffers; they are allocated on the first
+// switch only, since most runs never need them.
+type newton struct {
+	wk    *worker
+	dim   int
+	z, xs []float64 // per example: margins y_i wᵀx_i, and y_i sᵀx_i
+	dcoef []float64 // per example: Hessian weight D_i
+	g, s  []float64 // gradient, Newton direction
+	h     []float64 // dense Hessian, dim×dim, row-major
+
+	// the dual state at the switch, restored if Newton does not improve it
+	alpha, alphaC, w []float64
+	obj              float64
+}
+
+func (wk *worker) newNewton() *newton {
+	if wk.nt == nil {
+		dim := wk.nf + 1
+		wk.nt = &newton{wk: wk, dim: dim,
+			z: make([]float64, wk.n), xs: make([]float64, wk.n), dcoef: make([]float64, wk.n),
+			g: make([]float64, dim), s: make([]float64, dim), h: make([]float64, dim*dim),
+			alpha: make([]float64, wk.n), w: make([]float64, dim)}
+		if wk.kind == logistic {
+			wk.nt.alphaC = make([]float64, wk.n)
+		}
+	}
+	return wk.nt
+}
+
+// rowDot returns vᵀx_i (bias included), counting the non-zeros.
+func (wk *worker) rowDot(i int, v []float64) float64 {
+	a, b := wk.rp[i], wk.rp[i+1]
+	wk.ops += b - a
+	var s float64
+	if wk.val32 == nil {
+		s = kernel.Dot(wk.idx[a:b:b], wk.val[a:b:b], v)
+	} else {
+		s = kernel.Dot32(wk.idx[a:b:b], wk.val32[a:b:b], v)
+	}
+	return s + wk.bias*v[wk.nf]
+}
+
+// rowAxpy does v += c·x_i (bias included), counting the non-zeros.
+func (wk *worker) rowAxpy(c float64, i int, v []float64) {
+	a, b := wk.rp[i], wk.rp[i+1]
+	wk.ops += b - a
+	if wk.val32 == nil {
+		kernel.Axpy(c, wk.idx[a:b:b], wk.val[a:b:b], v)
+	} else {
+		kernel.Axpy32(c, wk.idx[a:b:b], wk.val32[a:b:b], v)
+	}
+	v[wk.nf] += c * wk.bias
+}
+
+// cost returns C_i of example i.
+func (wk *worker) cost(i int) float64 { return wk.ub1(i) }
+
+// ub1 is C_i for every loss (the -s 1 dual has no upper bound, so its C_i
+// is recovered from D_ii = 1/(2C_i)).
+func (wk *worker) ub1(i int) float64 {
+	c := (wk.y[i] + 1) >> 1
+	if wk.kind == l2svm {
+		return 0.5 / wk.diag[c]
+	}
+	return wk.ub[c]
+}
+
+// primalLoss returns Σ_i C_i·loss(z_i + t·xs_i).
+func (nt *newton) primalLoss(t float64) float64 {
+	wk := nt.wk
+	var f float64
+	for i, z := range nt.z {
+		m := z + t*nt.xs[i]
+		if wk.kind == l2svm {
+			if h := 1 - m; h > 0 {
+				f += wk.cost(i) * h * h
+			}
+		} else {
+			f += wk.cost(i) * log1pExpNeg(m)
+		}
+	}
+	return f
+}
+
+// gradient sets nt.g = ∇P(w) and the Hessian weights D_i at the current
+// margins, and returns ‖g‖.
+func (nt *newton) gradient() float64 {
+	wk := nt.wk
+	copy(nt.g, wk.w)
+	for i, z := range nt.z {
+		ci := wk.cost(i)
+		var gi, di float64
+		if wk.kind == l2svm {
+			if z < 1 {
+				gi = -2 * ci * (1 - z)
+				di = 2 * ci
+			}
+		} else {
+			// σ(−z) and σ(z)σ(−z) without overflow
+			e := math.Exp(-math.Abs(z))
+			sNeg := 1 / (1 + math.Exp(z))
+			if z < 0 {
+				sNeg = 1 / (1 + e)
+			}
+			gi = -ci * sNeg
+			di = ci * e / ((1 + e) * (1 + e))
+		}
+		nt.dcoef[i] = di
+		if gi != 0 {
+			wk.rowAxpy(gi*float64(wk.y[i]), i, nt.g)
+		}
+	}
+	return math.Sqrt(dot(nt.g, nt.g))
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// denseSolve forms H = I + Σ D_i x_i x_iᵀ and solves H s = −g by Cholesky.
+func (nt *newton) denseSolve() bool {
+	wk := nt.wk
+	dim := nt.dim
+	h := nt.h
+	clear(h)
+	for i, di := range nt.dcoef {
+		if di == 0 {
+			continue
+		}
+		a, b := wk.rp[i], wk.rp[i+1]
+		idx := wk.idx[a:b]
+		for p, jp := range idx {
+			vp := di * wk.value(a+int64(p))
+			h[int(jp)*dim+int(jp)] += vp * wk.value(a+int64(p))
+			for q := p + 1; q < len(idx); q++ {
+				// Rows from the readers have strictly increasing indices;
+				// a Dataset built by hand may not, so order each pair
+				// (and count a repeated index for both of its orders).
+				r, c := int(jp), int(idx[q])
+				v := vp * wk.value(a+int64(q))
+				if r > c {
+					r, c = c, r
+				} else if r == c {
+					v *= 2
+				}
+				h[r*dim+c] += v
+			}
+			if wk.bias != 0 {
+				h[int(jp)*dim+wk.nf] += vp * wk.bias
+			}
+		}
+		if wk.bias != 0 {
+			h[wk.nf*dim+wk.nf] += di * wk.bias * wk.bias
+		}
+		k := b - a
+		wk.ops += k * (k + 1) / 2
+	}
+	// The loop filled the upper triangle (j ≤ k); mirror it and add the
+	// identity.
+	for j := 0; j < dim; j++ {
+		h[j*dim+j]++
+		for k := j + 1; k < dim; k++ {
+			h[k*dim+j] = h[j*dim+k]
+		}
+	}
+	// Cholesky H = LLᵀ in the lower triangle.
+	for j := 0; j < dim; j++ {
+		rj := h[j*dim : j*dim+j+1]
+		d := rj[j] - dot(rj[:j], rj[:j])
+		if !(d > 0) {
+			return false
+		}
+		d = math.Sqrt(d)
+		rj[j] = d
+		for k := j + 1; k < dim; k++ {
+			rk := h[k*dim : k*dim+j+1]
+			rk[j] = (rk[j] - dot(rk[:j], rj[:j])) / d
+		}
+	}
+	wk.ops += int64(dim) * int64(dim) * int64(dim) / 6
+	// L u = −g, then Lᵀ s = u.
+	s := nt.s
+	for j := 0; j < dim; j++ {
+		rj := h[j*dim : j*dim+j+1]
+		s[j] = (-nt.g[j] - dot(rj[:j], s[:j])) / rj[j]
+	}
+	for j := dim - 1; j >= 0; j-- {
+		v := s[j]
+		for k := j + 1; k < dim; k++ {
+			v -= h[k*dim+j] * s[k]
+		}
+		s[j] = v / h[j*dim+j]
+	}
+	return true
+}
+
+// value returns the k-th stored value as float64.
+func (wk *worker) value(k int64) float64 {
+	if wk.val32 == nil {
+		return wk.val[k]
+	}
+	return float64(wk.val32[k])
+}
+
+// primalNewton minimises the primal from the current w and returns the
+// Newton steps taken; it stops early on cancellation.
+func (wk *worker) primalNewton() int {
+	nt := wk.newNewton()
+	copy(nt.alpha, wk.alpha)
+	copy(nt.alphaC, wk.alphaC)
+	copy(nt.w, wk.w)
+	nt.obj = wk.obj
+	xmax := 0.0
+	for _, q := range wk.xsq {
+		xmax = max(xmax, q)
+	}
+	xmax = math.Sqrt(xmax)
+	for i := range nt.z {
+		nt.z[i] = float64(wk.y[i]) * wk.rowDot(i, wk.w)
+	}
+	ww := dot(wk.w, wk.w)
+	f := 0.5*ww + nt.primalLoss(0)
+	steps := 0
+	for steps < newtonMaxIter {
+		select {
+		case <-wk.done:
+			wk.cancelled = true
+			return steps
+		default:
+		}
+		gnorm := nt.gradient()
+		// |x_iᵀ∇P| ≤ ‖x_i‖‖∇P‖ bounds what the rebuilt dual w will add
+		// to each coordinate's violation: a quarter of eps leaves room.
+		if gnorm*xmax <= 0.25*wk.eps {
+			break
+		}
+		if !nt.denseSolve() {
+			break
+		}
+		gs := dot(nt.g, nt.s)
+		if !(gs < 0) {
+			break
+		}
+		for i := range nt.xs {
+			nt.xs[i] = float64(wk.y[i]) * wk.rowDot(i, nt.s)
+		}
+		ws, ss := dot(wk.w, nt.s), dot(nt.s, nt.s)
+		t := 1.0
+		var fNew float64
+		accepted := false
+		for range 30 {
+			fNew = 0.5*(ww+2*t*ws+t*t*ss) + nt.primalLoss(t)
+			if fNew <= f+armijoC*t*gs {
+				accepted = true
+				break
+			}
+			t *= 0.5
+		}
+		steps++
+		if !accepted {
+			break
+		}
+		for j := range wk.w {
+			wk.w[j] += t * nt.s[j]
+		}
+		for i := range nt.z {
+			nt.z[i] += t * nt.xs[i]
+		}
+		ww = dot(wk.w, wk.w)
+		done := f-fNew <= 1e-15*math.Abs(f)
+		f = fNew
+		if done {
+			break
+		}
+	}
+	return steps
+}
+
+// dualFromPrimal sets α from the margins at the current w and rebuilds
+// w = Σ α_i y_i x_i and the tracked objective, so that the dual CD and its
+// KKT pass continue from a consistent point. If that point is worse than
+// the dual state at the switch, it restores that state and returns false.
+func (wk *worker) dualFromPrimal() bool {
+	nt := wk.nt
+	for i := range nt.z {
+		nt.z[i] = float64(wk.y[i]) * wk.rowDot(i, wk.w)
+	}
+	clear(wk.w)
+	for i, z := range nt.z {
+		ci := wk.cost(i)
+		var a float64
+		if wk.kind == l2svm {
+			a = 2 * ci * max(0, 1-z)
+		} else {
+			// α = C σ(−z), C − α = C σ(z), each computed directly; both
+			// stay strictly positive as the logistic dual requires.
+			a = ci / (1 + math.Exp(z))
+			ac := ci / (1 + math.Exp(-z))
+			tiny := ci * 1e-300
+			a, ac = max(a, tiny), max(ac, tiny)
+			wk.alphaC[i] = ac
+		}
+		wk.alpha[i] = a
+		if a != 0 {
+			wk.rowAxpy(a*float64(wk.y[i]), i, wk.w)
+		}
+	}
+	wk.obj = wk.dualObjective()
+	if wk.obj <= nt.obj || math.IsNaN(nt.obj) {
+		return true
+	}
+	copy(wk.alpha, nt.alpha)
+	copy(wk.alphaC, nt.alphaC)
+	copy(wk.w, nt.w)
+	wk.obj = nt.obj
+	return false
+}
