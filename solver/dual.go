@@ -65,6 +65,7 @@ type worker struct {
 	obj        float64 // dual objective, tracked by subtracting the exact gains
 	passViol   float64 // from the last kktPass
 	passPrimal float64
+	lastViol   float64 // largest violation of the last reported sweep
 	cancelled  bool
 	capped     bool
 	class      int
@@ -183,6 +184,7 @@ func (wk *worker) prepare(s *subproblem, class []int32) selection {
 	clear(wk.w)
 	wk.steps, wk.ops, wk.epochs, wk.newtonIters = 0, 0, 0, 0
 	wk.cancelled, wk.capped = false, false
+	wk.lastViol = math.Inf(1)
 	wk.switching, wk.newtonSteps = false, 0
 	wk.switchOps, _ = wk.newtonSwitchOps()
 	wk.obj = 0
@@ -234,6 +236,11 @@ func (wk *worker) finish(s *subproblem, converged bool) {
 	var viol, primal float64
 	if converged {
 		viol, primal = wk.passViol, wk.passPrimal
+	} else if wk.cancelled {
+		// A full pass reads all the data: seconds at kdd scale, where
+		// the caller asked to stop now. Report the last sweep's largest
+		// violation instead, and no primal.
+		viol, primal = wk.lastViol, math.NaN()
 	} else {
 		// Stopped early: measure where we are, without steps.
 		wk.kktPass(false)
@@ -640,6 +647,7 @@ func (wk *worker) switchNow() bool {
 }
 
 func (wk *worker) report(viol float64) {
+	wk.lastViol = viol
 	if wk.progress != nil {
 		wk.progress(Progress{Class: wk.class, Epoch: wk.epochs, Violation: viol, Objective: wk.obj})
 	}

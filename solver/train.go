@@ -97,7 +97,9 @@ type Result struct {
 	// objective is the negative of the dual function).
 	Gap float64
 	// Violation is the largest KKT violation over all examples, from a full
-	// pass at the returned model (|projected gradient| for -s 1/3, at most
+	// pass at the returned model (after cancellation, which skips that
+	// pass to stop at once, the largest seen in the last sweep, and Primal
+	// and Gap are NaN) (|projected gradient| for -s 1/3, at most
 	// Eps/2 when converged so that PGmax − PGmin ≤ Eps as liblinear's
 	// criterion; |∂f/∂α_i| for -s 7, at most Eps).
 	Violation float64

@@ -274,18 +274,29 @@ type report struct {
 	Operations int64   `json:"operations"`
 	Seconds    float64 `json:"seconds"`
 	Objective  float64 `json:"objective"`
-	Primal     float64 `json:"primal"`
-	Gap        float64 `json:"gap"`
-	Violation  float64 `json:"violation"`
+	Primal     jsonNum `json:"primal"`
+	Gap        jsonNum `json:"gap"`
+	Violation  jsonNum `json:"violation"`
 	NNZW       int     `json:"nnz_w"`
 	Converged  bool    `json:"converged"`
 	EpochCap   bool    `json:"hit_epoch_cap"`
 	Newton     int     `json:"newton_steps"`
 }
 
+// jsonNum is a number that is null in JSON when it is NaN (the primal
+// objective of a cancelled run, which skips the full pass).
+type jsonNum float64
+
+func (x jsonNum) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(x))
+}
+
 func writeReport(w io.Writer, r *solver.Result) error {
 	b, err := json.Marshal(report{r.Solver, r.Select, r.C, r.Eps, r.Iterations, r.Epochs, r.Operations,
-		r.Seconds, r.Objective, r.Primal, r.Gap, r.Violation, r.NNZW, r.Converged, r.HitEpochCap, r.NewtonSteps})
+		r.Seconds, r.Objective, jsonNum(r.Primal), jsonNum(r.Gap), jsonNum(r.Violation), r.NNZW, r.Converged, r.HitEpochCap, r.NewtonSteps})
 	if err != nil {
 		return err
 	}
