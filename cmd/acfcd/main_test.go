@@ -193,3 +193,17 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version: %q, %v", out, err)
 	}
 }
+
+// TestWarningsPrinted: a -wi label that does not occur is a warning, as in
+// liblinear, printed on stderr; training goes on.
+func TestWarningsPrinted(t *testing.T) {
+	dir := t.TempDir()
+	data := writeProblem(t, dir, "d.svm", 50, 3)
+	_, stderr, err := runCmd(t, "train", "-q", "-w7", "2", data, filepath.Join(dir, "m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "acfcd: warning: class label 7 specified in weight is not found\n"; stderr != want {
+		t.Errorf("stderr %q, want %q", stderr, want)
+	}
+}

@@ -222,6 +222,9 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(stderr, "acfcd: warning: %s\n", w) // e.g. a -wi label that does not occur
+	}
 	if res.Cancelled {
 		return interrupted(m, res, modelPath, t.savePartial)
 	}
