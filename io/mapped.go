@@ -17,13 +17,9 @@ import (
 // names the file: parseMapped and forChunks for libsvm text,
 // decodeCacheGuarded and cacheVerifier.runTasks for a cache.
 //
-// Not covered: a cache's slices keep pointing into its mapping after Load
-// returns (until Dataset.Close), and the solvers read them during training.
-// Truncating a cache in place while a model trains on it still kills the
-// process with "unexpected fault address … fatal error: fault [signal
-// SIGBUS …]" and exit status 2. acfcd itself never does that (WriteCache
-// replaces a file by rename, which leaves existing mappings intact);
-// copying the cache elsewhere, or loading the libsvm text, avoids it.
+// Training reads a cache's slices in place too (they point into the
+// mapping until Dataset.Close); solver.Train and the LASSO entry points
+// guard their goroutines the same way (solver/fault.go).
 
 // parseMapped parses libsvm text held in data, a mapping of the file name,
 // with memory faults in the mapping turned into an error naming the file.

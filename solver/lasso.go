@@ -668,7 +668,13 @@ func trainLasso(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Resu
 // liblinear-style model files include it. C, Bias and Weights of p are
 // not used. On cancellation the model reached so far is returned with
 // Partial set and Result.Cancelled, and no error.
-func TrainLassoGap(ctx context.Context, d *dataio.Dataset, p Params, gapTol float64) (*Model, *Result, error) {
+func TrainLassoGap(ctx context.Context, d *dataio.Dataset, p Params, gapTol float64) (m *Model, res *Result, err error) {
+	defer guardFaults()()
+	defer recoverFault(d, &err)
+	return trainLassoGap(ctx, d, p, gapTol)
+}
+
+func trainLassoGap(ctx context.Context, d *dataio.Dataset, p Params, gapTol float64) (*Model, *Result, error) {
 	start := time.Now()
 	selName, sel, maxEpochs, err := lassoSetup(p)
 	if err != nil {
@@ -780,7 +786,13 @@ type PathPoint struct {
 //
 // When ctx is cancelled, LassoPath returns the points done so far, the
 // interrupted one last with Model.Partial set, and ctx's error.
-func LassoPath(ctx context.Context, d *dataio.Dataset, p Params, n int, ratio float64) ([]PathPoint, error) {
+func LassoPath(ctx context.Context, d *dataio.Dataset, p Params, n int, ratio float64) (pts []PathPoint, err error) {
+	defer guardFaults()()
+	defer recoverFault(d, &err)
+	return lassoPath(ctx, d, p, n, ratio)
+}
+
+func lassoPath(ctx context.Context, d *dataio.Dataset, p Params, n int, ratio float64) ([]PathPoint, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("solver: LASSO path: need at least 1 point, got %d", n)
 	}

@@ -171,7 +171,18 @@ const maxLabel = math.MaxInt32
 //
 // When ctx is cancelled, Train returns the model reached so far with
 // Partial set and Result.Cancelled, and no error.
-func Train(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result, error) {
+func Train(ctx context.Context, d *dataio.Dataset, p Params) (m *Model, res *Result, err error) {
+	defer guardFaults()()
+	defer func() {
+		if err != nil && m != nil {
+			m, res = nil, nil // a worker faulted: its part of the model is missing
+		}
+	}()
+	defer recoverFault(d, &err)
+	return train(ctx, d, p)
+}
+
+func train(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result, error) {
 	switch p.Solver {
 	case Lasso:
 		return trainLasso(ctx, d, p)
@@ -283,10 +294,22 @@ func Train(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result, e
 	workers := min(runtime.GOMAXPROCS(0), nsub)
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var faultMu sync.Mutex
+	var fault error
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer guardFaults()()
+			var err error
+			defer func() {
+				if err != nil {
+					faultMu.Lock()
+					fault = err
+					faultMu.Unlock()
+				}
+			}()
+			defer recoverFault(d, &err)
 			wk := newWorker(sh)
 			for {
 				k := int(next.Add(1) - 1)
@@ -307,6 +330,9 @@ func Train(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result, e
 		}()
 	}
 	wg.Wait()
+	if fault != nil {
+		return nil, nil, fault
+	}
 
 	res.Converged = true
 	for k := range subs {

@@ -1,0 +1,43 @@
+//go:build unix
+
+package solver
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	dataio "github.com/acfcd/acfcd/io"
+)
+
+// TestTrainOnTruncatedCache: a binary cache is used in place from its
+// mapping; truncating the file during training must give an error naming
+// the file, not a SIGBUS crash, for every solver.
+func TestTrainOnTruncatedCache(t *testing.T) {
+	src := genData(genSpec{seed: 31, rows: 3000, feats: 200, density: 0.3, labels: []float64{1, -1, 2}, noise: 0.1})
+	for _, p := range []Params{
+		{Solver: 1, C: 1},
+		{Solver: 7, C: 1},
+		{Solver: WestonWatkins, C: 1},
+		{Solver: Lasso, Lambda: 1},
+	} {
+		path := filepath.Join(t.TempDir(), "d.acf")
+		if err := dataio.WriteCache(path, src); err != nil {
+			t.Fatal(err)
+		}
+		d, err := dataio.Load(path, dataio.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(path, 0); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = Train(context.Background(), d, p)
+		if err == nil || !strings.Contains(err.Error(), path+": memory fault while training") {
+			t.Errorf("solver %d: error %v, want a memory fault naming %s", p.Solver, err, path)
+		}
+		d.Close()
+	}
+}
