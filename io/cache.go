@@ -563,6 +563,29 @@ func WriteCache(path string, d *Dataset) error {
 	return atomicfile.WriteFile(path, func(f *os.File) error { return writeCacheTo(f, d) })
 }
 
+// encodeCacheHeader is the 192-byte header of a cache with the given
+// flags, shape and section table (CRCs filled in).
+func encodeCacheHeader(flags uint32, rows, features, nnz, fileSize uint64, secs *[cacheSections]cacheSection) []byte {
+	hdr := make([]byte, cacheHeaderSize)
+	le := binary.LittleEndian
+	copy(hdr, cacheMagic)
+	le.PutUint32(hdr[chVersion:], cacheVersion)
+	le.PutUint32(hdr[chFlags:], flags)
+	le.PutUint32(hdr[chHeaderSize:], cacheHeaderSize)
+	le.PutUint64(hdr[chRows:], rows)
+	le.PutUint64(hdr[chFeatures:], features)
+	le.PutUint64(hdr[chNNZ:], nnz)
+	le.PutUint64(hdr[chFileSize:], fileSize)
+	for s, sec := range secs {
+		e := hdr[chSections+s*chEntrySize:]
+		le.PutUint64(e, sec.off)
+		le.PutUint64(e[8:], sec.len)
+		le.PutUint32(e[16:], sec.crc)
+	}
+	le.PutUint32(hdr[chHeaderCRC:], crc32.Checksum(hdr[:chHeaderCRC], castagnoli))
+	return hdr
+}
+
 // writeCacheTo writes the cache image of a checked dataset to f.
 func writeCacheTo(f *os.File, d *Dataset) error {
 	rows, nnz := uint64(d.Rows), uint64(d.RowPtr[d.Rows])
@@ -600,10 +623,6 @@ func writeCacheTo(f *os.File, d *Dataset) error {
 		return fmt.Errorf("internal error: wrote %d bytes, layout says %d", w.pos, fileSize)
 	}
 
-	hdr := make([]byte, cacheHeaderSize)
-	le := binary.LittleEndian
-	copy(hdr, cacheMagic)
-	le.PutUint32(hdr[chVersion:], cacheVersion)
 	var flags uint32
 	if f32 {
 		flags |= cacheFlagFloat32
@@ -611,19 +630,7 @@ func writeCacheTo(f *os.File, d *Dataset) error {
 	if hasQID {
 		flags |= cacheFlagQID
 	}
-	le.PutUint32(hdr[chFlags:], flags)
-	le.PutUint32(hdr[chHeaderSize:], cacheHeaderSize)
-	le.PutUint64(hdr[chRows:], rows)
-	le.PutUint64(hdr[chFeatures:], uint64(d.Features))
-	le.PutUint64(hdr[chNNZ:], nnz)
-	le.PutUint64(hdr[chFileSize:], fileSize)
-	for s, sec := range secs {
-		e := hdr[chSections+s*chEntrySize:]
-		le.PutUint64(e, sec.off)
-		le.PutUint64(e[8:], sec.len)
-		le.PutUint32(e[16:], sec.crc)
-	}
-	le.PutUint32(hdr[chHeaderCRC:], crc32.Checksum(hdr[:chHeaderCRC], castagnoli))
+	hdr := encodeCacheHeader(flags, rows, uint64(d.Features), nnz, fileSize, &secs)
 	_, err := f.WriteAt(hdr, 0)
 	return err
 }
@@ -653,6 +660,22 @@ func (h *crcWriter) write(b []byte) {
 	h.w.write(b)
 }
 
+// appendLE appends v to b in little-endian byte order.
+func appendLE[T int64 | int32 | float64 | float32](b []byte, v T) []byte {
+	le := binary.LittleEndian
+	switch x := any(v).(type) {
+	case int64:
+		return le.AppendUint64(b, uint64(x))
+	case float64:
+		return le.AppendUint64(b, math.Float64bits(x))
+	case int32:
+		return le.AppendUint32(b, uint32(x))
+	case float32:
+		return le.AppendUint32(b, math.Float32bits(x))
+	}
+	return b
+}
+
 // writeElems writes s little-endian: straight from memory on little-endian
 // hosts, through a small buffer otherwise.
 func writeElems[T int64 | int32 | float64 | float32](h *crcWriter, s []T) {
@@ -667,18 +690,8 @@ func writeElems[T int64 | int32 | float64 | float32](h *crcWriter, s []T) {
 		return
 	}
 	buf := make([]byte, 0, 64<<10)
-	le := binary.LittleEndian
 	for _, v := range s {
-		switch x := any(v).(type) {
-		case int64:
-			buf = le.AppendUint64(buf, uint64(x))
-		case float64:
-			buf = le.AppendUint64(buf, math.Float64bits(x))
-		case int32:
-			buf = le.AppendUint32(buf, uint32(x))
-		case float32:
-			buf = le.AppendUint32(buf, math.Float32bits(x))
-		}
+		buf = appendLE(buf, v)
 		if len(buf) > cap(buf)-8 {
 			h.write(buf)
 			buf = buf[:0]

@@ -375,20 +375,10 @@ func putElems[T int64 | int32 | float64 | float32](w *CacheStreamWriter, sec int
 		put(sec, bytesView(s))
 		return
 	}
-	le := binary.LittleEndian
 	for k := 0; k < len(s); k += 4096 {
 		b := w.conv[:0]
 		for _, v := range s[k:min(k+4096, len(s))] {
-			switch x := any(v).(type) {
-			case int64:
-				b = le.AppendUint64(b, uint64(x))
-			case float64:
-				b = le.AppendUint64(b, math.Float64bits(x))
-			case int32:
-				b = le.AppendUint32(b, uint32(x))
-			case float32:
-				b = le.AppendUint32(b, math.Float32bits(x))
-			}
+			b = appendLE(b, v)
 		}
 		w.conv = b
 		put(sec, b)
@@ -451,27 +441,4 @@ func copySection(dst *os.File, off int64, src *os.File, n int64) error {
 		err = fmt.Errorf("copied %d of %d bytes", got, n)
 	}
 	return err
-}
-
-// encodeCacheHeader is the 192-byte header of a cache with the given
-// flags, shape and section table (CRCs filled in).
-func encodeCacheHeader(flags uint32, rows, features, nnz, fileSize uint64, secs *[cacheSections]cacheSection) []byte {
-	hdr := make([]byte, cacheHeaderSize)
-	le := binary.LittleEndian
-	copy(hdr, cacheMagic)
-	le.PutUint32(hdr[chVersion:], cacheVersion)
-	le.PutUint32(hdr[chFlags:], flags)
-	le.PutUint32(hdr[chHeaderSize:], cacheHeaderSize)
-	le.PutUint64(hdr[chRows:], rows)
-	le.PutUint64(hdr[chFeatures:], features)
-	le.PutUint64(hdr[chNNZ:], nnz)
-	le.PutUint64(hdr[chFileSize:], fileSize)
-	for s, sec := range secs {
-		e := hdr[chSections+s*chEntrySize:]
-		le.PutUint64(e, sec.off)
-		le.PutUint64(e[8:], sec.len)
-		le.PutUint32(e[16:], sec.crc)
-	}
-	le.PutUint32(hdr[chHeaderCRC:], crc32.Checksum(hdr[:chHeaderCRC], castagnoli))
-	return hdr
 }
