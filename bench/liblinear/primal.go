@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/acfcd/acfcd/bench/internal/benchkit"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/solver"
 )
@@ -26,22 +27,6 @@ type primalEval struct {
 	GradInf float64
 }
 
-// neumaier is a compensated sum, so that C·Σ loss over millions of rows
-// keeps its digits for 1e-6 comparisons.
-type neumaier struct{ sum, comp float64 }
-
-func (k *neumaier) add(x float64) {
-	t := k.sum + x
-	if math.Abs(k.sum) >= math.Abs(x) {
-		k.comp += (k.sum - t) + x
-	} else {
-		k.comp += (x - t) + k.sum
-	}
-	k.sum = t
-}
-
-func (k *neumaier) value() float64 { return k.sum + k.comp }
-
 // logistic returns log(1 + exp(−z)) without overflow.
 func logistic(z float64) float64 {
 	if z > 0 {
@@ -60,9 +45,9 @@ func evalPrimal(m *solver.Model, d *dataio.Dataset, s int, C float64) (primalEva
 	if len(m.Labels) > 2 && nrw != len(m.Labels) || len(m.Labels) <= 2 && nrw != 1 {
 		return primalEval{}, fmt.Errorf("model with %d labels and %d weight vectors is not one-vs-rest", len(m.Labels), nrw)
 	}
-	var reg neumaier
+	var reg benchkit.Sum
 	for _, v := range m.W {
-		reg.add(0.5 * v * v)
+		reg.Add(0.5 * v * v)
 	}
 	smooth := s != 3
 	// g[c*wlen+j] accumulates −Σ α_i y_i x̃_ij for class c.
@@ -71,7 +56,7 @@ func evalPrimal(m *solver.Model, d *dataio.Dataset, s int, C float64) (primalEva
 		g = make([]float64, nrw*wlen)
 	}
 	dec := make([]float64, nrw)
-	loss := make([]neumaier, nrw)
+	loss := make([]benchkit.Sum, nrw)
 	for i := 0; i < d.Rows; i++ {
 		idx, val := d.Row(i)
 		m.Decision(idx, val, dec)
@@ -94,7 +79,7 @@ func evalPrimal(m *solver.Model, d *dataio.Dataset, s int, C float64) (primalEva
 			case 7:
 				l, a = logistic(z), C/(1+math.Exp(z))
 			}
-			loss[c].add(C * l)
+			loss[c].Add(C * l)
 			if smooth && a != 0 {
 				gc := g[c*wlen : (c+1)*wlen]
 				ay := a * y
@@ -109,12 +94,12 @@ func evalPrimal(m *solver.Model, d *dataio.Dataset, s int, C float64) (primalEva
 			}
 		}
 	}
-	var total neumaier
-	total.add(reg.value())
+	var total benchkit.Sum
+	total.Add(reg.Value())
 	for c := range loss {
-		total.add(loss[c].value())
+		total.Add(loss[c].Value())
 	}
-	ev := primalEval{Primal: total.value(), GradInf: math.NaN()}
+	ev := primalEval{Primal: total.Value(), GradInf: math.NaN()}
 	if smooth {
 		ev.GradInf = 0
 		for c := 0; c < nrw; c++ {

@@ -169,7 +169,7 @@ func rowValue(d *dataio.Dataset, k int64) float64 {
 // lassoObjective evaluates F(w) = ½‖y − Xw‖² + λ‖w‖₁ with compensated sums;
 // w may be shorter or longer than the feature count (missing weights are 0).
 func lassoObjective(d *dataio.Dataset, w []float64, lambda float64) float64 {
-	var rr, l1 kahan
+	var rr, l1 benchkit.Sum
 	for i := 0; i < d.Rows; i++ {
 		s := 0.0
 		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
@@ -178,28 +178,13 @@ func lassoObjective(d *dataio.Dataset, w []float64, lambda float64) float64 {
 			}
 		}
 		r := d.Label[i] - s
-		rr.add(r * r)
+		rr.Add(r * r)
 	}
 	for j := 0; j < min(len(w), d.Features); j++ {
-		l1.add(math.Abs(w[j]))
+		l1.Add(math.Abs(w[j]))
 	}
-	return 0.5*rr.value() + lambda*l1.value()
+	return 0.5*rr.Value() + lambda*l1.Value()
 }
-
-// kahan is a Neumaier compensated sum.
-type kahan struct{ sum, comp float64 }
-
-func (k *kahan) add(x float64) {
-	t := k.sum + x
-	if math.Abs(k.sum) >= math.Abs(x) {
-		k.comp += (k.sum - t) + x
-	} else {
-		k.comp += (x - t) + k.sum
-	}
-	k.sum = t
-}
-
-func (k *kahan) value() float64 { return k.sum + k.comp }
 
 // peekKind reads the first labels of a set's file (compressed or not) to
 // tell binary, multi-class and regression sets apart without loading it,
