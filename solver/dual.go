@@ -88,29 +88,30 @@ func newWorker(sh *shared) *worker {
 	return wk
 }
 
-// dotRow returns wᵀx_i, bias feature included, counting the non-zeros read.
-func (wk *worker) dotRow(i int32) float64 {
+// dotRow returns vᵀx_i, bias feature included, counting the non-zeros
+// read. v is w for the dual steps, a Newton vector for the fallback.
+func (wk *worker) dotRow(i int32, v []float64) float64 {
 	a, b := wk.rp[i], wk.rp[i+1]
 	wk.ops += b - a
 	var s float64
 	if wk.val32 == nil {
-		s = kernel.Dot(wk.idx[a:b:b], wk.val[a:b:b], wk.w)
+		s = kernel.Dot(wk.idx[a:b:b], wk.val[a:b:b], v)
 	} else {
-		s = kernel.Dot32(wk.idx[a:b:b], wk.val32[a:b:b], wk.w)
+		s = kernel.Dot32(wk.idx[a:b:b], wk.val32[a:b:b], v)
 	}
-	return s + wk.bias*wk.w[wk.nf]
+	return s + wk.bias*v[wk.nf]
 }
 
-// axpyRow does w += c·x_i, bias feature included, counting the non-zeros.
-func (wk *worker) axpyRow(c float64, i int32) {
+// axpyRow does v += c·x_i, bias feature included, counting the non-zeros.
+func (wk *worker) axpyRow(c float64, i int32, v []float64) {
 	a, b := wk.rp[i], wk.rp[i+1]
 	wk.ops += b - a
 	if wk.val32 == nil {
-		kernel.Axpy(c, wk.idx[a:b:b], wk.val[a:b:b], wk.w)
+		kernel.Axpy(c, wk.idx[a:b:b], wk.val[a:b:b], v)
 	} else {
-		kernel.Axpy32(c, wk.idx[a:b:b], wk.val32[a:b:b], wk.w)
+		kernel.Axpy32(c, wk.idx[a:b:b], wk.val32[a:b:b], v)
 	}
-	wk.w[wk.nf] += c * wk.bias
+	v[wk.nf] += c * wk.bias
 }
 
 // prefetchAhead is how many steps ahead the batch loops prefetch rows.
@@ -197,7 +198,7 @@ func (wk *worker) prepare(s *subproblem, class []int32) selection {
 			a := min(0.001*c, 1e-8)
 			wk.alpha[i] = a
 			wk.alphaC[i] = c - a
-			wk.axpyRow(a*float64(wk.y[i]), int32(i))
+			wk.axpyRow(a*float64(wk.y[i]), int32(i), wk.w)
 		}
 		wk.obj = wk.dualObjective()
 	} else {
@@ -323,7 +324,7 @@ func xlogx(x float64) float64 {
 // svmGrad returns G = ∂f/∂α_i = y_i wᵀx_i − 1 + D_ii α_i.
 func (wk *worker) svmGrad(i int32) float64 {
 	c := (wk.y[i] + 1) >> 1
-	return float64(wk.y[i])*wk.dotRow(i) - 1 + wk.alpha[i]*wk.diag[c]
+	return float64(wk.y[i])*wk.dotRow(i, wk.w) - 1 + wk.alpha[i]*wk.diag[c]
 }
 
 // svmPG is the projected gradient for gradient G at coordinate i.
@@ -355,7 +356,7 @@ func (wk *worker) svmMove(i int32, G float64) float64 {
 		return 0
 	}
 	wk.alpha[i] = na
-	wk.axpyRow(d*float64(wk.y[i]), i)
+	wk.axpyRow(d*float64(wk.y[i]), i, wk.w)
 	return -(G*d + 0.5*q*d*d)
 }
 
@@ -363,7 +364,7 @@ func (wk *worker) svmMove(i int32, G float64) float64 {
 // measured before it and the exact decrease of f.
 func (wk *worker) visit(i int32) (viol, gain float64) {
 	if wk.kind == logistic {
-		return wk.lrStep(i, wk.dotRow(i))
+		return wk.lrStep(i, wk.dotRow(i, wk.w))
 	}
 	G := wk.svmGrad(i)
 	pg := wk.svmPG(i, G)
@@ -457,7 +458,7 @@ func (wk *worker) lrStep(i int32, wx float64) (viol, gain float64) {
 	} else {
 		wk.alphaC[i], wk.alpha[i] = z, C-z
 	}
-	wk.axpyRow(sign*d*yf, i)
+	wk.axpyRow(sign*d*yf, i, wk.w)
 	return viol, -lrDelta(d, z0, u0, a, sign*g0)
 }
 
@@ -540,7 +541,7 @@ func (wk *worker) kktPass(fix bool) bool {
 	ok := true
 	for i := 0; i < wk.n; i++ {
 		i := int32(i)
-		wx := wk.dotRow(i)
+		wx := wk.dotRow(i, wk.w)
 		c := (wk.y[i] + 1) >> 1
 		m := float64(wk.y[i]) * wx // margin
 		var v float64

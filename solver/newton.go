@@ -1,10 +1,6 @@
 package solver
 
-import (
-	"math"
-
-	"github.com/acfcd/acfcd/kernel"
-)
+import "math"
 
 // The primal Newton fallback.
 //
@@ -118,42 +114,22 @@ func (wk *worker) newNewton() *newton {
 	return wk.nt
 }
 
-// rowDot returns vᵀx_i (bias included), counting the non-zeros.
-func (wk *worker) rowDot(i int, v []float64) float64 {
-	a, b := wk.rp[i], wk.rp[i+1]
-	wk.ops += b - a
-	var s float64
-	if wk.val32 == nil {
-		s = kernel.Dot(wk.idx[a:b:b], wk.val[a:b:b], v)
-	} else {
-		s = kernel.Dot32(wk.idx[a:b:b], wk.val32[a:b:b], v)
-	}
-	return s + wk.bias*v[wk.nf]
-}
-
-// rowAxpy does v += c·x_i (bias included), counting the non-zeros.
-func (wk *worker) rowAxpy(c float64, i int, v []float64) {
-	a, b := wk.rp[i], wk.rp[i+1]
-	wk.ops += b - a
-	if wk.val32 == nil {
-		kernel.Axpy(c, wk.idx[a:b:b], wk.val[a:b:b], v)
-	} else {
-		kernel.Axpy32(c, wk.idx[a:b:b], wk.val32[a:b:b], v)
-	}
-	v[wk.nf] += c * wk.bias
-}
-
-// cost returns C_i of example i.
-func (wk *worker) cost(i int) float64 { return wk.ub1(i) }
-
-// ub1 is C_i for every loss (the -s 1 dual has no upper bound, so its C_i
-// is recovered from D_ii = 1/(2C_i)).
-func (wk *worker) ub1(i int) float64 {
+// cost returns C_i of example i for every loss (the -s 1 dual has no
+// upper bound, so its C_i is recovered from D_ii = 1/(2C_i)).
+func (wk *worker) cost(i int) float64 {
 	c := (wk.y[i] + 1) >> 1
 	if wk.kind == l2svm {
 		return 0.5 / wk.diag[c]
 	}
 	return wk.ub[c]
+}
+
+// margins sets z_i = y_i wᵀx_i from scratch.
+func (nt *newton) margins() {
+	wk := nt.wk
+	for i := range nt.z {
+		nt.z[i] = float64(wk.y[i]) * wk.dotRow(int32(i), wk.w)
+	}
 }
 
 // primalLoss returns Σ_i C_i·loss(z_i + t·xs_i).
@@ -198,7 +174,7 @@ func (nt *newton) gradient() float64 {
 		}
 		nt.dcoef[i] = di
 		if gi != 0 {
-			wk.rowAxpy(gi*float64(wk.y[i]), i, nt.g)
+			wk.axpyRow(gi*float64(wk.y[i]), int32(i), nt.g)
 		}
 	}
 	return math.Sqrt(dot(nt.g, nt.g))
@@ -310,9 +286,7 @@ func (wk *worker) primalNewton() int {
 		xmax = max(xmax, q)
 	}
 	xmax = math.Sqrt(xmax)
-	for i := range nt.z {
-		nt.z[i] = float64(wk.y[i]) * wk.rowDot(i, wk.w)
-	}
+	nt.margins()
 	ww := dot(wk.w, wk.w)
 	f := 0.5*ww + nt.primalLoss(0)
 	steps := 0
@@ -337,7 +311,7 @@ func (wk *worker) primalNewton() int {
 			break
 		}
 		for i := range nt.xs {
-			nt.xs[i] = float64(wk.y[i]) * wk.rowDot(i, nt.s)
+			nt.xs[i] = float64(wk.y[i]) * wk.dotRow(int32(i), nt.s)
 		}
 		ws, ss := dot(wk.w, nt.s), dot(nt.s, nt.s)
 		t := 1.0
@@ -377,9 +351,7 @@ func (wk *worker) primalNewton() int {
 // the dual state at the switch, it restores that state and returns false.
 func (wk *worker) dualFromPrimal() bool {
 	nt := wk.nt
-	for i := range nt.z {
-		nt.z[i] = float64(wk.y[i]) * wk.rowDot(i, wk.w)
-	}
+	nt.margins()
 	clear(wk.w)
 	for i, z := range nt.z {
 		ci := wk.cost(i)
@@ -397,7 +369,7 @@ func (wk *worker) dualFromPrimal() bool {
 		}
 		wk.alpha[i] = a
 		if a != 0 {
-			wk.rowAxpy(a*float64(wk.y[i]), i, wk.w)
+			wk.axpyRow(a*float64(wk.y[i]), int32(i), wk.w)
 		}
 	}
 	wk.obj = wk.dualObjective()
