@@ -30,7 +30,7 @@ func randomPrefs(n int, seed uint64) *Prefs {
 
 func TestConfigDefaultsAndValidate(t *testing.T) {
 	p := NewPrefs(8, Config{})
-	if p.c != DefaultC || p.pmin != DefaultPMin || p.pmax != DefaultPMax || p.eta != 1.0/8 {
+	if p.c != DefaultC || p.pmin != f32(DefaultPMin) || p.pmax != f32(DefaultPMax) || p.eta != 1.0/8 {
 		t.Fatalf("defaults: c=%v pmin=%v pmax=%v eta=%v", p.c, p.pmin, p.pmax, p.eta)
 	}
 	if p.Len() != 8 || p.Sum() != 8 || p.Warm() || p.Rbar() != 0 {
@@ -44,6 +44,7 @@ func TestConfigDefaultsAndValidate(t *testing.T) {
 	bad := []Config{
 		{C: -1}, {C: math.NaN()}, {PMin: 2}, {PMin: -0.1}, {PMax: 0.5},
 		{PMax: math.Inf(1)}, {Eta: 1.5}, {Eta: -1},
+		{PMin: 1e-40}, {PMax: 1e40}, // outside float32's range: preferences are stored as float32
 	}
 	for _, c := range bad {
 		if c.Validate() == nil {
@@ -111,7 +112,8 @@ func TestObserveMath(t *testing.T) {
 		}
 		p.Observe(i, g)
 		gg := max(g, 0)
-		ref[i] = math.Min(cfg.PMax, math.Max(cfg.PMin, math.Exp(cfg.C*(gg/rbar-1))*ref[i]))
+		// Preferences are stored as float32, bounds included.
+		ref[i] = f32(math.Min(f32(cfg.PMax), math.Max(f32(cfg.PMin), math.Exp(cfg.C*(gg/rbar-1))*ref[i])))
 		rbar = (1-cfg.Eta)*rbar + cfg.Eta*gg
 		if p.P(i) != ref[i] {
 			t.Fatalf("step %d: P(%d) = %v, want %v", step, i, p.P(i), ref[i])
@@ -131,7 +133,7 @@ func TestObserveMath(t *testing.T) {
 	p.Set(0, 1000)
 	p.Set(1, 0)
 	p.Set(2, 0.7)
-	ref[0], ref[1], ref[2] = cfg.PMax, cfg.PMin, 0.7
+	ref[0], ref[1], ref[2] = f32(cfg.PMax), f32(cfg.PMin), f32(0.7)
 	var sum float64
 	for i, v := range ref {
 		if p.P(i) != v {
@@ -143,6 +145,9 @@ func TestObserveMath(t *testing.T) {
 		t.Fatalf("after Set: Sum = %v, want %v", p.Sum(), sum)
 	}
 }
+
+// f32 rounds v to float32, as Prefs stores preferences.
+func f32(v float64) float64 { return float64(float32(v)) }
 
 // TestZeroWarmup: a warm-up with no gain (or no steps at all) must leave
 // r̄ tiny but positive, and gains of 0 forever must keep everything finite.
@@ -267,7 +272,7 @@ func TestSweepLengthBound(t *testing.T) {
 		for round := 0; round < 300; round++ {
 			if round%3 == 0 { // worst case credits
 				for i := range s.acc {
-					s.acc[i] = math.Nextafter(1-slack, 0)
+					s.acc[i] = store(math.Nextafter(1-slack, 0))
 				}
 			}
 			switch round % 4 {
@@ -294,7 +299,7 @@ func TestSweepLengthBound(t *testing.T) {
 				t.Fatalf("n=%d round %d: sweep of %d entries > 2n", n, round, l)
 			}
 			for i, a := range s.acc {
-				if a < floor || a >= 1-slack+1e-15 {
+				if a := float64(a); a < floor-1e-15 || a >= 1-slack {
 					t.Fatalf("n=%d: credit %d = %v out of [−slack/2, 1−slack)", n, i, a)
 				}
 			}

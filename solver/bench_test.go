@@ -13,7 +13,7 @@ import (
 // per coordinate step.
 func BenchmarkEpoch(b *testing.B) {
 	d := genData(genSpec{seed: 42, rows: 20000, feats: 20000, density: 0.004, labels: []float64{1, -1}, noise: 0.1})
-	_, class, err := groupClasses(d.Label)
+	labels, _, err := groupClasses(d.Label)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -22,9 +22,9 @@ func BenchmarkEpoch(b *testing.B) {
 			b.Run(fmt.Sprintf("solver=%d/select=%s", s, sel), func(b *testing.B) {
 				kind := solverTypes[s].kind
 				sh := newShared(d, kind, selections[sel], 1e-300, 1, math.MaxInt32, Params{}.ACF)
-				wk := newWorker(sh)
+				wk := newWorker(sh, nil)
 				sub := &subproblem{cp: 10, cn: 10, seed: 1}
-				m := wk.newMode(wk.prepare(sub, class), sub.seed)
+				m := wk.newMode(wk.prepare(sub, labels[0]), sub.seed)
 				for k := 0; k < 5; k++ { // past the warm-up and first shrinking
 					m.batch()
 				}

@@ -48,7 +48,7 @@ type worker struct {
 	ub     [2]float64
 	diag   [2]float64 // indexed by (y+1)/2: 0 negative, 1 positive
 	index  []int32    // shrink: liblinear's index array
-	pos    []int32    // acf+shrink: position in the active list, -1 when shrunk
+	shrunk []uint64   // acf+shrink: bit i set when coordinate i is shrunk
 	active []int32
 	rng    *rand.Rand
 
@@ -77,9 +77,16 @@ type worker struct {
 	newtonSteps int
 }
 
-func newWorker(sh *shared) *worker {
+// newWorker returns a worker with its own buffers. w, if not nil, is used
+// as the weight vector (len nf+1): a binary problem trains straight into
+// the model's slice, so that at kdd scale (3·10⁷ features) the weights are
+// not held twice.
+func newWorker(sh *shared, w []float64) *worker {
 	wk := &worker{shared: sh}
-	wk.w = make([]float64, sh.nf+1)
+	if w == nil {
+		w = make([]float64, sh.nf+1)
+	}
+	wk.w = w
 	wk.alpha = make([]float64, sh.n)
 	wk.y = make([]int8, sh.n)
 	if sh.kind == logistic {
@@ -141,11 +148,11 @@ func (wk *worker) prefetchIn(batch []int32, k int) {
 	}
 }
 
-// solve trains subproblem s: class s.class positive (for two classes, class
-// 0 positive), everything else negative.
-func (wk *worker) solve(s *subproblem, class []int32) {
+// solve trains subproblem s: the examples labelled pos (class s.class, or
+// for two classes class 0) positive, everything else negative.
+func (wk *worker) solve(s *subproblem, pos float64) {
 	start := time.Now()
-	sel := wk.prepare(s, class)
+	sel := wk.prepare(s, pos)
 	converged := wk.run(wk.newMode(sel, s.seed))
 	if wk.switching {
 		wk.switching, wk.switchOps = false, 0
@@ -163,9 +170,9 @@ func (wk *worker) solve(s *subproblem, class []int32) {
 
 // prepare sets up subproblem s at liblinear's starting point and returns
 // the selection to use.
-func (wk *worker) prepare(s *subproblem, class []int32) selection {
-	for i, c := range class {
-		if c == int32(s.class) {
+func (wk *worker) prepare(s *subproblem, pos float64) selection {
+	for i, v := range wk.label {
+		if v == pos { // labels are validated integers: no NaN, and −0 == +0 as in groupClasses
 			wk.y[i] = 1
 		} else {
 			wk.y[i] = -1
@@ -343,7 +350,7 @@ func (wk *worker) svmPG(i int32, G float64) float64 {
 // gradient G and returns the decrease of f, −(G d + ½ Q_ii d²).
 func (wk *worker) svmMove(i int32, G float64) float64 {
 	c := (wk.y[i] + 1) >> 1
-	q := wk.xsq[i] + wk.diag[c]
+	q := wk.qii(i) + wk.diag[c]
 	a := wk.alpha[i]
 	var na float64
 	if q > 0 {
@@ -399,7 +406,7 @@ func (wk *worker) visit(i int32) (viol, gain float64) {
 func (wk *worker) lrStep(i int32, wx float64) (viol, gain float64) {
 	yf := float64(wk.y[i])
 	C := wk.ub[(wk.y[i]+1)>>1]
-	a := wk.xsq[i]
+	a := wk.qii(i)
 	b := yf * wx
 	al, ac := wk.alpha[i], wk.alphaC[i]
 	g0 := b + math.Log(al/ac) // ∂f/∂α_i

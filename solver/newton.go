@@ -282,8 +282,8 @@ func (wk *worker) primalNewton() int {
 	copy(nt.w, wk.w)
 	nt.obj = wk.obj
 	xmax := 0.0
-	for _, q := range wk.xsq {
-		xmax = max(xmax, q)
+	for i := range wk.n {
+		xmax = max(xmax, wk.qii(int32(i)))
 	}
 	xmax = math.Sqrt(xmax)
 	nt.margins()

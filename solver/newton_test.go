@@ -111,7 +111,7 @@ func TestDenseHessian(t *testing.T) {
 		}
 		for _, bias := range []float64{-1, 0.5} {
 			sh := newShared(&dd, l2svm, selACF, 1e-3, bias, 10, Params{}.ACF)
-			wk := newWorker(sh)
+			wk := newWorker(sh, nil)
 			nt := wk.newNewton()
 			r := rand.New(rand.NewPCG(1, 2))
 			for i := range nt.dcoef {
@@ -163,14 +163,14 @@ func TestDenseHessian(t *testing.T) {
 // than the one at the switch, the dual state is restored exactly.
 func TestNewtonRestore(t *testing.T) {
 	d := lowDim()
-	_, class, err := groupClasses(d.Label)
+	labels, _, err := groupClasses(d.Label)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, kind := range []lossKind{l2svm, logistic} {
 		sh := newShared(d, kind, selUniform, 1e-3, 1, 5, Params{}.ACF)
-		wk := newWorker(sh)
-		sel := wk.prepare(&subproblem{cp: 100, cn: 100, seed: 3}, class)
+		wk := newWorker(sh, nil)
+		sel := wk.prepare(&subproblem{cp: 100, cn: 100, seed: 3}, labels[0])
 		wk.switchOps = 0
 		wk.run(wk.newMode(sel, 3)) // stops at the 5-epoch cap
 		alpha := append([]float64(nil), wk.alpha...)

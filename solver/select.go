@@ -204,11 +204,10 @@ func newACFMode(wk *worker, seed uint64, shrinking bool) *acfMode {
 	m := &acfMode{wk: wk, prefs: acf.NewPrefs(wk.n, wk.acfCfg), sched: acf.NewScheduler(wk.n, seed),
 		warm: true, shrinking: shrinking}
 	if shrinking {
-		if cap(wk.pos) < wk.n {
-			wk.pos = make([]int32, wk.n)
+		if cap(wk.active) < wk.n {
+			wk.shrunk = make([]uint64, (wk.n+63)/64)
 			wk.active = make([]int32, wk.n)
 		}
-		wk.pos = wk.pos[:wk.n]
 		m.failedCheck()
 	}
 	return m
@@ -222,8 +221,8 @@ func (m *acfMode) failedCheck() {
 	wk.active = wk.active[:wk.n]
 	for i := range wk.active {
 		wk.active[i] = int32(i)
-		wk.pos[i] = int32(i)
 	}
+	clear(wk.shrunk)
 	m.pgMaxOld, m.pgMinOld = math.Inf(1), math.Inf(-1)
 }
 
@@ -275,9 +274,10 @@ func (m *acfMode) shrinkBatch(batch []int32) (float64, bool) {
 	wk := m.wk
 	prefs := m.prefs
 	pgMax, pgMin := math.Inf(-1), math.Inf(1)
+	defer wk.compactActive()
 	for k, i := range batch {
 		wk.prefetchIn(batch, k)
-		if wk.pos[i] < 0 {
+		if wk.shrunk[i>>6]&(1<<(i&63)) != 0 {
 			continue // shrunk earlier in this batch
 		}
 		G := wk.svmGrad(i)
@@ -327,13 +327,24 @@ func (m *acfMode) shrinkBatch(batch []int32) (float64, bool) {
 	return max(pgMax, -pgMin, 0), false
 }
 
-// deactivate removes i from the active list.
+// deactivate marks i shrunk; compactActive removes it from the active list
+// at the end of the batch. A bit per coordinate rather than an int32
+// position for O(1) removal: at 10⁷ examples, 1.25 MB instead of 40 MB,
+// for an O(m) filter per batch that the scheduler's O(m) pass over the
+// active list already costs.
 func (wk *worker) deactivate(i int32) {
-	p := wk.pos[i]
-	last := int32(len(wk.active) - 1)
-	j := wk.active[last]
-	wk.active[p] = j
-	wk.pos[j] = p
-	wk.active = wk.active[:last]
-	wk.pos[i] = -1
+	wk.shrunk[i>>6] |= 1 << (i & 63)
+}
+
+// compactActive drops the coordinates marked shrunk from the active list,
+// keeping the others in order.
+func (wk *worker) compactActive() {
+	k := 0
+	for _, i := range wk.active {
+		if wk.shrunk[i>>6]&(1<<(i&63)) == 0 {
+			wk.active[k] = i
+			k++
+		}
+	}
+	wk.active = wk.active[:k]
 }

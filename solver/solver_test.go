@@ -405,13 +405,13 @@ func TestFloat32(t *testing.T) {
 // dual objective (recomputed from scratch before and after the step).
 func TestGainsExact(t *testing.T) {
 	d := genData(genSpec{seed: 13, rows: 120, feats: 15, density: 0.3, labels: []float64{1, -1}, noise: 0.2, empty: 2})
-	_, class, _ := groupClasses(d.Label)
+	labels, _, _ := groupClasses(d.Label)
 	for _, s := range allSolvers {
 		for _, c := range []float64{0.01, 1, 1000} {
 			sh := newShared(d, solverTypes[s].kind, selUniform, 1e-3, 1, 1000, Params{}.ACF)
-			wk := newWorker(sh)
+			wk := newWorker(sh, nil)
 			sub := &subproblem{cp: c, cn: 2 * c, seed: 3}
-			wk.prepare(sub, class)
+			wk.prepare(sub, labels[0])
 			r := wk.rng
 			worst := 0.0
 			for k := 0; k < 3000; k++ {

@@ -162,7 +162,7 @@ func trainWW(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result,
 	if selName != "acf" && selName != "uniform" {
 		return nil, nil, fmt.Errorf("solver: coordinate selection %q is not available for the Weston–Watkins SVM (want acf or uniform)", p.Select)
 	}
-	maxEpochs, labels, class, err := checkClassification(d, p)
+	maxEpochs, labels, class, err := checkClassification(d, p, true)
 	if err != nil {
 		return nil, nil, err
 	}
