@@ -72,7 +72,8 @@ type worker struct {
 
 	// primal Newton fallback (newton.go)
 	nt          *newton
-	switchOps   int64 // hand over to Newton once ops reaches this (0: never)
+	hg          *hinge // the hinge finisher's extra buffers (hinge.go)
+	switchOps   int64  // hand over to Newton once ops reaches this (0: never)
 	switching   bool
 	newtonSteps int
 }
@@ -156,8 +157,14 @@ func (wk *worker) solve(s *subproblem, pos float64) {
 	converged := wk.run(wk.newMode(sel, s.seed))
 	if wk.switching {
 		wk.switching, wk.switchOps = false, 0
-		wk.newtonSteps += wk.primalNewton()
-		improved := wk.dualFromPrimal()
+		var improved bool
+		if wk.kind == l1svm {
+			wk.newtonSteps += wk.hingeFinish()
+			improved = wk.hingeRestore()
+		} else {
+			wk.newtonSteps += wk.primalNewton()
+			improved = wk.dualFromPrimal()
+		}
 		if !wk.cancelled {
 			// The full KKT pass certifies the Newton answer; if it is not
 			// yet within eps, dual CD finishes from there.
@@ -195,6 +202,9 @@ func (wk *worker) prepare(s *subproblem, pos float64) selection {
 	wk.lastViol = math.Inf(1)
 	wk.switching, wk.newtonSteps = false, 0
 	wk.switchOps, _ = wk.newtonSwitchOps()
+	if testSwitchOps != 0 && wk.switchOps != 0 {
+		wk.switchOps = testSwitchOps
+	}
 	wk.obj = 0
 	if wk.kind == logistic {
 		// liblinear's start: α_i = min(0.001 C_i, 1e-8).
@@ -285,6 +295,10 @@ var (
 	debugf       func(format string, args ...any)
 	debugBatches bool
 )
+
+// testSwitchOps, when set by a test, replaces the switch rule's estimate
+// (where the fallback is allowed at all).
+var testSwitchOps int64
 
 // testHookAlpha, when set by a test, sees each subproblem's final dual
 // variables (slices owned by the worker: copy them).

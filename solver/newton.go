@@ -36,6 +36,10 @@ import "math"
 // If Newton ends at a dual point worse than the one it started from (it
 // cannot, unless it stopped early), the dual state is restored and dual CD
 // goes on without the fallback.
+//
+// The hinge loss (-s 3) has no primal Newton method; its fallback is an
+// interior-point method on the dual (hinge.go), under the same switch rule
+// and the same contract.
 
 const (
 	newtonMaxIter    = 100
@@ -45,11 +49,12 @@ const (
 )
 
 // newtonSwitchOps returns the operations after which the dual should hand
-// over to the primal Newton fallback: the estimated cost of a Newton solve,
+// over to the primal Newton fallback (for -s 3 the interior-point
+// finisher): the estimated cost of a Newton solve,
 // in the same units as worker.ops (non-zeros touched), or 0 for never.
 func (sh *shared) newtonSwitchOps() (ops int64, ok bool) {
-	if sh.kind == l1svm || !sh.fallback {
-		return 0, false // the hinge loss has no Newton method
+	if !sh.fallback {
+		return 0, false
 	}
 	nnz := sh.rp[sh.n]
 	if sh.bias != 0 {
@@ -67,6 +72,12 @@ func (sh *shared) newtonSwitchOps() (ops int64, ok bool) {
 		}
 		outer += k * (k + 1) / 2
 	}
+	if sh.kind == l1svm {
+		// The interior-point finisher (hinge.go): per iteration H over
+		// every row, its Cholesky and two solves, and seven passes
+		// (w and the margins, two right-hand sides and two Z·p).
+		return sh.dualOps(ipmGuessIters * (7*nnz + outer + dim*dim*dim/6 + 2*dim*dim)), true
+	}
 	pass := 4 * nnz // margins, gradient, direction, and the line search's X·s
 	return sh.dualOps(newtonGuessIters * (pass + outer + dim*dim*dim/6)), true
 }
@@ -77,10 +88,14 @@ func (sh *shared) newtonSwitchOps() (ops int64, ok bool) {
 // miss per step) and, for -s 7, solves a small Newton problem with
 // logarithms at every step. Measured on a9a and w8a (bench/results): a
 // dual op costs 5 ns (-s 1) and 8.5 ns (-s 7), a Newton op about 2 ns.
+// For -s 3 it is the interior-point finisher's ipmOpsRatio (hinge.go).
 func (sh *shared) dualOps(newtonOps int64) int64 {
 	ratio := 0.4
-	if sh.kind == logistic {
+	switch sh.kind {
+	case logistic:
 		ratio = 0.25
+	case l1svm:
+		ratio = ipmOpsRatio
 	}
 	return int64(float64(newtonOps) * ratio)
 }
@@ -190,6 +205,16 @@ func dot(a, b []float64) float64 {
 
 // denseSolve forms H = I + Σ D_i x_i x_iᵀ and solves H s = −g by Cholesky.
 func (nt *newton) denseSolve() bool {
+	if !nt.factor(1) {
+		return false
+	}
+	nt.cholSolve(-1, nt.g, nt.s)
+	return true
+}
+
+// factor forms H = μI + Σ D_i x_i x_iᵀ and factors it by Cholesky
+// (H = LLᵀ, L in nt.h's lower triangle); it returns false if that fails.
+func (nt *newton) factor(mu float64) bool {
 	wk := nt.wk
 	dim := nt.dim
 	h := nt.h
@@ -226,10 +251,9 @@ func (nt *newton) denseSolve() bool {
 		k := b - a
 		wk.ops += k * (k + 1) / 2
 	}
-	// The loop filled the upper triangle (j ≤ k); mirror it and add the
-	// identity.
+	// The loop filled the upper triangle (j ≤ k); mirror it and add μI.
 	for j := 0; j < dim; j++ {
-		h[j*dim+j]++
+		h[j*dim+j] += mu
 		for k := j + 1; k < dim; k++ {
 			h[k*dim+j] = h[j*dim+k]
 		}
@@ -249,20 +273,24 @@ func (nt *newton) denseSolve() bool {
 		}
 	}
 	wk.ops += int64(dim) * int64(dim) * int64(dim) / 6
-	// L u = −g, then Lᵀ s = u.
-	s := nt.s
+	return true
+}
+
+// cholSolve solves H x = sign·b with the factor from factor: L u = sign·b,
+// then Lᵀ x = u. x must not alias b.
+func (nt *newton) cholSolve(sign float64, b, x []float64) {
+	dim, h := nt.dim, nt.h
 	for j := 0; j < dim; j++ {
 		rj := h[j*dim : j*dim+j+1]
-		s[j] = (-nt.g[j] - dot(rj[:j], s[:j])) / rj[j]
+		x[j] = (sign*b[j] - dot(rj[:j], x[:j])) / rj[j]
 	}
 	for j := dim - 1; j >= 0; j-- {
-		v := s[j]
+		v := x[j]
 		for k := j + 1; k < dim; k++ {
-			v -= h[k*dim+j] * s[k]
+			v -= h[k*dim+j] * x[k]
 		}
-		s[j] = v / h[j*dim+j]
+		x[j] = v / h[j*dim+j]
 	}
-	return true
 }
 
 // value returns the k-th stored value as float64.

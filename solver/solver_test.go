@@ -305,7 +305,9 @@ func TestProgress(t *testing.T) {
 	for _, sel := range allSelections {
 		var last Progress
 		n := 0
-		_, res, _ := mustTrain(t, d, Params{Solver: 3, C: 10, Eps: 1e-4, Select: sel, Seed: 2, Progress: func(p Progress) {
+		// Pure dual CD: the -s 3 finisher (hinge.go) would end the run
+		// without a further progress report.
+		_, res, _ := mustTrain(t, d, Params{Solver: 3, C: 10, Eps: 1e-4, Select: sel, Seed: 2, NoFallback: true, Progress: func(p Progress) {
 			n++
 			last = p
 		}})

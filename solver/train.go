@@ -56,7 +56,8 @@ type Params struct {
 	// columns are centred implicitly, without densifying X).
 	Intercept bool
 	// NoFallback turns off the primal Newton fallback of -s 1 and -s 7
-	// (solver/newton.go), which takes over from a stalling dual once the
+	// (solver/newton.go) and the interior-point finisher of -s 3
+	// (solver/hinge.go), which take over from a stalling dual once the
 	// dual has cost what a Newton solve is expected to cost. Comparisons of
 	// the coordinate selections themselves turn it off.
 	NoFallback bool
@@ -104,8 +105,9 @@ type Result struct {
 	// criterion; |∂f/∂α_i| for -s 7, at most Eps).
 	Violation float64
 	NNZW      int // non-zero weights in the model (bias included)
-	// NewtonSteps are the primal Newton steps of the fallback (0 when the
-	// dual CD alone converged).
+	// NewtonSteps are the primal Newton steps of the fallback, for -s 3
+	// the interior-point iterations of its finisher (0 when the dual CD
+	// alone converged).
 	NewtonSteps int
 	Converged   bool
 	HitEpochCap bool

@@ -1,0 +1,243 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/acfcd/acfcd/internal/synth"
+	dataio "github.com/acfcd/acfcd/io"
+)
+
+// TestHingeFinisher: on a low-dimensional problem at large C the dual of
+// -s 3 hands over to the interior-point finisher, and the answer is still
+// certified by the dual: w = Σ α_i y_i x_i, the largest KKT violation
+// ≤ eps recomputed independently, and a duality gap that certifies the
+// optimum itself.
+func TestHingeFinisher(t *testing.T) {
+	d := lowDim()
+	for _, sel := range allSelections {
+		t.Run(sel, func(t *testing.T) {
+			const eps = 1e-3
+			p := Params{Solver: 3, C: 1000, Eps: eps, Bias: 1, Weights: map[float64]float64{-1: 2}, Select: sel, Seed: 5}
+			m, res, duals := mustTrain(t, d, p)
+			if !res.Converged || m.Partial {
+				t.Fatalf("not converged: %+v", res)
+			}
+			if res.NewtonSteps == 0 {
+				t.Fatalf("the finisher did not run: %+v", res)
+			}
+			checkHinge(t, d, m, duals[0], res, eps)
+			t.Logf("%d epochs + %d interior-point iterations, %d ops", res.Epochs, res.NewtonSteps, res.Operations)
+		})
+	}
+}
+
+// checkHinge checks a converged -s 3 result independently.
+func checkHinge(t *testing.T, d *dataio.Dataset, m *Model, h hookData, res *Result, eps float64) independent {
+	t.Helper()
+	ind := evalIndependent(d, m, 0, h, 3)
+	if ind.wDiff > 1e-10 {
+		t.Errorf("w differs from Σ α y x by %g", ind.wDiff)
+	}
+	if ind.violation > eps*(1+1e-9) {
+		t.Errorf("independent max violation %g > eps %g", ind.violation, eps)
+	}
+	if relDiff(ind.dual, res.Objective) > 1e-9 || relDiff(ind.primal, res.Primal) > 1e-9 {
+		t.Errorf("reported dual %v primal %v, independent %v %v", res.Objective, res.Primal, ind.dual, ind.primal)
+	}
+	for i, a := range h.alpha {
+		if c := h.ub[(h.y[i]+1)>>1]; !(a >= 0 && a <= c) {
+			t.Fatalf("α[%d] = %v outside [0, %v]", i, a, c)
+		}
+	}
+	return ind
+}
+
+// hingeCases are small problems for the finisher: generated ones, and
+// degenerate ones made by hand.
+func hingeCases() map[string]*dataio.Dataset {
+	cases := map[string]*dataio.Dataset{
+		"gen":   genData(genSpec{seed: 3, rows: 300, feats: 6, density: 0.8, labels: []float64{1, -1}, noise: 0.2, scale: 2}),
+		"empty": genData(genSpec{seed: 4, rows: 200, feats: 5, density: 0.6, labels: []float64{1, -1}, noise: 0.3, empty: 7}),
+		"text":  synth.Text(synth.TextConfig{Rows: 400, Features: 30, MeanNNZ: 6, Informative: 10, Noise: 0.1, Seed: 8}),
+	}
+	// Every row three times, and a quarter of them once more with the
+	// other label: copies with one label share a margin, and copies with
+	// both labels cannot both have margin 1.
+	base := genData(genSpec{seed: 6, rows: 80, feats: 4, density: 0.9, labels: []float64{1, -1}, noise: 0.1})
+	dup := &dataio.Dataset{Features: base.Features, RowPtr: []int64{0}, Value: []float64{}}
+	for rep := 0; rep < 4; rep++ {
+		for i := 0; i < base.Rows; i++ {
+			y := base.Label[i]
+			if rep == 3 {
+				if i%4 != 0 {
+					continue
+				}
+				y = -y
+			}
+			a, b := base.RowPtr[i], base.RowPtr[i+1]
+			dup.Index = append(dup.Index, base.Index[a:b]...)
+			dup.Value = append(dup.Value, base.Value[a:b]...)
+			dup.Label = append(dup.Label, y)
+			dup.RowPtr = append(dup.RowPtr, int64(len(dup.Index)))
+			dup.Rows++
+		}
+	}
+	cases["dup"] = dup
+	// One point, many copies with both labels: every α is at its bound C
+	// at the optimum (w = 0 would need margins of 1 for both labels).
+	same := &dataio.Dataset{Features: 2, RowPtr: []int64{0}}
+	for i := 0; i < 60; i++ {
+		same.Index = append(same.Index, 0, 1)
+		same.Value = append(same.Value, 0.5, -0.25)
+		same.Label = append(same.Label, float64(1-2*(i%3%2)))
+		same.RowPtr = append(same.RowPtr, int64(len(same.Index)))
+		same.Rows++
+	}
+	cases["same"] = same
+	return cases
+}
+
+// TestHingeFinisherMatchesDual: with the finisher forced right after the
+// first epoch, every case ends at the pure dual's optimum (both run to a
+// tight eps), with α in the box and the violation, recomputed
+// independently, within eps.
+func TestHingeFinisherMatchesDual(t *testing.T) {
+	defer func() { testSwitchOps = 0 }()
+	for name, d := range hingeCases() {
+		for _, c := range []float64{0.01, 1, 100} {
+			for _, bias := range []float64{-1, 1} {
+				t.Run(fmt.Sprintf("%s/C=%g/B=%g", name, c, bias), func(t *testing.T) {
+					const eps = 1e-7
+					p := Params{Solver: 3, C: c, Eps: eps, Bias: bias, Seed: 2, MaxEpochs: 1000000}
+					testSwitchOps = 0
+					p.NoFallback = true
+					_, ref, _ := mustTrain(t, d, p)
+					if !ref.Converged {
+						t.Fatalf("pure dual did not converge: %+v", ref)
+					}
+					p.NoFallback = false
+					testSwitchOps = 1
+					m, res, duals := mustTrain(t, d, p)
+					if !res.Converged || res.NewtonSteps == 0 {
+						t.Fatalf("finisher run: %+v", res)
+					}
+					ind := checkHinge(t, d, m, duals[0], res, eps)
+					if rd := math.Abs(ind.dual-ref.Objective) / math.Max(1e-300, math.Abs(ref.Objective)); rd > 1e-9 {
+						t.Errorf("dual objective %.15g, pure dual %.15g (relative %.2g)", ind.dual, ref.Objective, rd)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestHingeOff: no finisher when turned off, or for large d.
+func TestHingeOff(t *testing.T) {
+	d := lowDim()
+	p := Params{Solver: 3, C: 1000, Eps: 1e-3, Bias: 1, MaxEpochs: 50, NoFallback: true}
+	if _, res, _ := mustTrain(t, d, p); res.NewtonSteps != 0 {
+		t.Errorf("NoFallback: %d finisher iterations", res.NewtonSteps)
+	}
+	wide := &dataio.Dataset{Rows: 2, Features: newtonDenseMax + 10, RowPtr: []int64{0, 1, 2},
+		Index: []int32{0, newtonDenseMax + 5}, Value: []float64{1, 1}, Label: []float64{1, -1}}
+	sh := newShared(wide, l1svm, selACF, 1e-3, -1, 10, Params{}.ACF)
+	sh.fallback = true
+	if ops, ok := sh.newtonSwitchOps(); ok || ops != 0 {
+		t.Errorf("d > %d: switch at %d ops", newtonDenseMax, ops)
+	}
+}
+
+// TestHingeDeterministic: same seed, bit-identical model, finisher included.
+func TestHingeDeterministic(t *testing.T) {
+	d := lowDim()
+	p := Params{Solver: 3, C: 100, Eps: 1e-3, Bias: 1, Seed: 9}
+	m1, r1, _ := mustTrain(t, d, p)
+	m2, _, _ := mustTrain(t, d, p)
+	if r1.NewtonSteps == 0 {
+		t.Fatal("finisher did not run")
+	}
+	for j := range m1.W {
+		if math.Float64bits(m1.W[j]) != math.Float64bits(m2.W[j]) {
+			t.Fatalf("w[%d]: %v vs %v", j, m1.W[j], m2.W[j])
+		}
+	}
+}
+
+// TestHingeRestore: if the finisher ends at a worse dual point than the
+// one at the switch, that state is restored exactly.
+func TestHingeRestore(t *testing.T) {
+	d := lowDim()
+	labels, _, err := groupClasses(d.Label)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := newShared(d, l1svm, selUniform, 1e-3, 1, 5, Params{}.ACF)
+	wk := newWorker(sh, nil)
+	sel := wk.prepare(&subproblem{cp: 100, cn: 100, seed: 3}, labels[0])
+	wk.switchOps = 0
+	wk.run(wk.newMode(sel, 3)) // stops at the 5-epoch cap
+	alpha := append([]float64(nil), wk.alpha...)
+	w := append([]float64(nil), wk.w...)
+	if wk.hingeFinish() == 0 {
+		t.Fatal("no interior-point iteration")
+	}
+	if !wk.hingeRestore() {
+		t.Fatal("the finisher's (better) point was rejected")
+	}
+	// Pretend the switch point was better than the finisher's.
+	wk.nt.obj = wk.obj - 1
+	obj := wk.nt.obj
+	if wk.hingeRestore() {
+		t.Fatal("a worse point was accepted")
+	}
+	if wk.obj != obj {
+		t.Errorf("objective %v, want %v", wk.obj, obj)
+	}
+	for i := range alpha {
+		if wk.alpha[i] != alpha[i] {
+			t.Fatalf("alpha[%d] %v, want %v", i, wk.alpha[i], alpha[i])
+		}
+	}
+	for j := range w {
+		if wk.w[j] != w[j] {
+			t.Fatalf("w[%d] %v, want %v", j, wk.w[j], w[j])
+		}
+	}
+}
+
+// TestHingeCancel: a cancellation while the finisher runs stops it at its
+// next iteration, with a feasible α and w = Σ α_i y_i x_i.
+func TestHingeCancel(t *testing.T) {
+	defer func() { testSwitchOps = 0 }()
+	testSwitchOps = 1
+	d := lowDim()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := Params{Solver: 3, C: 100, Eps: 1e-3, Bias: 1, Select: "uniform",
+		Progress: func(pr Progress) {
+			if pr.Epoch == 1 {
+				cancel() // the switch follows this report
+			}
+		}}
+	duals, restore := captureDuals(t)
+	defer restore()
+	m, res, err := Train(ctx, d, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Cancelled || !m.Partial || res.NewtonSteps != 0 || res.Epochs != 1 {
+		t.Fatalf("%+v", res)
+	}
+	h := duals[0]
+	for i, a := range h.alpha {
+		if c := h.ub[(h.y[i]+1)>>1]; !(a >= 0 && a <= c) {
+			t.Fatalf("α[%d] = %v outside [0, %v]", i, a, c)
+		}
+	}
+	if ind := evalIndependent(d, m, 0, h, 3); ind.wDiff > 1e-10 {
+		t.Errorf("w differs from Σ α y x by %g", ind.wDiff)
+	}
+}
