@@ -86,7 +86,7 @@ func (b *runner) modelPath(tool string) string {
 }
 
 // params are acfcd's training parameters for cfg and selection sel: a
-// named selection is the pure dual CD (no primal Newton fallback), so
+// named selection is the pure dual CD (no Newton or interior-point fallback), so
 // that selections compare with each other and with liblinear 2.3.0;
 // "default" is what acfcd train does with no flags.
 func (b *runner) params(cfg config, sel string) solver.Params {

@@ -97,7 +97,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.StringVar(&cs, "c", "0.01,0.1,1,10,100,1000", "comma-separated costs C")
 	fs.Float64Var(&o.Eps, "e", 0.001, "stopping tolerance -e, the same for every tool")
 	fs.Float64Var(&o.Bias, "B", -1, "liblinear's -B bias (-1: none); the bias weight is regularised, as in liblinear")
-	fs.StringVar(&selects, "select", "uniform,shrink,acf,acf+shrink,default", "comma-separated acfcd coordinate selections (uniform, shrink, acf, acf+shrink: pure dual CD,\nwithout the primal Newton fallback) and default (acfcd's default: acf+shrink with the fallback)")
+	fs.StringVar(&selects, "select", "uniform,shrink,acf,acf+shrink,default", "comma-separated acfcd coordinate selections (uniform, shrink, acf, acf+shrink: pure dual CD,\nwithout the Newton/interior-point fallbacks) and default (acfcd's default: acf+shrink with them)")
 	fs.Uint64Var(&o.Seed, "seed", 0, "acfcd's random seed")
 	fs.IntVar(&o.MaxEpochs, "max-epochs", 0, "acfcd's epoch cap per subproblem (0: its default, 1000 = liblinear 2.3.0's max_iter)")
 	fs.IntVar(&o.Threads, "parse-threads", 0, "acfcd parser goroutines (0: GOMAXPROCS; liblinear always parses with one thread)")

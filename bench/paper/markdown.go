@@ -196,8 +196,9 @@ violation ≤ eps·λ; scikit-learn runs once per (set, λ) at its own tolerance
 every eps. The classifiers stop as liblinear does at -e eps (acfcd certifies it with a full
 KKT pass). A liblinear time of "–" means its process was no slower than its baseline (the
 training took less than the timing noise). acfcd trains on one core (binary problems, the
-LASSO and the Weston–Watkins SVM are sequential), as pure coordinate descent (the primal
-Newton fallback of -s 1 and -s 7 is off); no bias term (-B -1) anywhere.
+LASSO and the Weston–Watkins SVM are sequential), as pure coordinate descent (the fallbacks
+that take over from a stalling dual, primal Newton for -s 1 and -s 7 and interior point for
+-s 3, are off); no bias term (-B -1) anywhere.
 
 `
 

@@ -90,8 +90,8 @@ func workerMain(r io.Reader, w io.Writer) error {
 		return err
 	}
 	defer d.Close()
-	// Pure coordinate descent: the primal Newton fallback of -s 1 and -s 7
-	// would take over from a stalling dual and blur the comparison of the
+	// Pure coordinate descent: the fallbacks (primal Newton for -s 1 and
+	// -s 7, interior point for -s 3) would take over from a stalling dual and blur the comparison of the
 	// selections (as in bench/liblinear, which also turns it off).
 	p := solver.Params{Solver: j.S, C: j.C, Lambda: j.Lambda, Eps: j.Eps, Bias: -1, Select: j.Select, Seed: j.Seed,
 		NoFallback: true}
