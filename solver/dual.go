@@ -76,6 +76,7 @@ type worker struct {
 	switchOps   int64  // hand over to Newton once ops reaches this (0: never)
 	switching   bool
 	newtonSteps int
+	tronRound   int // Newton-CG switches so far in this subproblem (tron.go)
 }
 
 // newWorker returns a worker with its own buffers. w, if not nil, is used
@@ -155,7 +156,7 @@ func (wk *worker) solve(s *subproblem, pos float64) {
 	start := time.Now()
 	sel := wk.prepare(s, pos)
 	converged := wk.run(wk.newMode(sel, s.seed))
-	if wk.switching {
+	for round := uint64(1); wk.switching; round++ {
 		wk.switching, wk.switchOps = false, 0
 		var improved bool
 		if wk.kind == l1svm {
@@ -164,11 +165,20 @@ func (wk *worker) solve(s *subproblem, pos float64) {
 		} else {
 			wk.newtonSteps += wk.primalNewton()
 			improved = wk.dualFromPrimal()
+			if wk.nt.tr != nil && round < tronMaxRounds {
+				// Newton-CG hands back early (tron.go): should the dual
+				// stall again, it switches again from where it is.
+				next := wk.tronSwitchOps(wk.nnzAll())
+				if testSwitchOps != 0 {
+					next = testSwitchOps
+				}
+				wk.switchOps = wk.ops + dualStepOps*wk.steps + next
+			}
 		}
 		if !wk.cancelled {
 			// The full KKT pass certifies the Newton answer; if it is not
 			// yet within eps, dual CD finishes from there.
-			converged = (improved && wk.kktPass(true)) || wk.run(wk.newMode(sel, s.seed^0x6e6577746f6e))
+			converged = (improved && wk.kktPass(true)) || wk.run(wk.newMode(sel, s.seed^0x6e6577746f6e*round))
 		}
 	}
 	wk.finish(s, converged)
@@ -200,7 +210,7 @@ func (wk *worker) prepare(s *subproblem, pos float64) selection {
 	wk.steps, wk.ops, wk.epochs, wk.newtonIters = 0, 0, 0, 0
 	wk.cancelled, wk.capped = false, false
 	wk.lastViol = math.Inf(1)
-	wk.switching, wk.newtonSteps = false, 0
+	wk.switching, wk.newtonSteps, wk.tronRound = false, 0, 0
 	wk.switchOps, _ = wk.newtonSwitchOps()
 	if testSwitchOps != 0 && wk.switchOps != 0 {
 		wk.switchOps = testSwitchOps

@@ -25,17 +25,16 @@ import "math"
 // pass certify (and if needed, dual CD finish) the dual solution: the
 // fallback changes the path, never the stopping rule or the answer.
 //
-// Only for small d: the Newton steps are exact, with the dense Hessian
-// I + Σ D_i x_i x_iᵀ formed in one pass and factored by Cholesky, and an
-// Armijo line search evaluated on the margins (z + t·Xs) without another
-// data pass. Text data with 10⁵+ features is where dual CD (and ACF) is
-// strong; there a Newton-CG fallback was tried and lost badly (news20
-// split 1–10/11–20, -s 1 -c 10: 100 Newton steps of ~400 CG steps each,
-// 38 s against the dual's 1 s), so large d keeps the dual alone.
+// For small d (d+1 ≤ newtonDenseMax) the Newton steps are exact, with the
+// dense Hessian I + Σ D_i x_i x_iᵀ formed in one pass and factored by
+// Cholesky, and an Armijo line search evaluated on the margins
+// (z + t·Xs) without another data pass. For large d (text data) a
+// trust-region Newton-CG method runs instead, briefly, and hands back to
+// the dual early (tron.go).
 //
 // If Newton ends at a dual point worse than the one it started from (it
 // cannot, unless it stopped early), the dual state is restored and dual CD
-// goes on without the fallback.
+// goes on without the fallback (Newton-CG's early hand-back: tron.go).
 //
 // The hinge loss (-s 3) has no primal Newton method; its fallback is an
 // interior-point method on the dual (hinge.go), under the same switch rule
@@ -62,7 +61,10 @@ func (sh *shared) newtonSwitchOps() (ops int64, ok bool) {
 	}
 	dim := int64(sh.nf + 1)
 	if dim > newtonDenseMax {
-		return 0, false
+		if sh.kind == l1svm {
+			return 0, false
+		}
+		return sh.tronSwitchOps(nnz), true
 	}
 	var outer int64
 	for i := 0; i < sh.n; i++ {
@@ -108,7 +110,8 @@ type newton struct {
 	z, xs []float64 // per example: margins y_i wᵀx_i, and y_i sᵀx_i
 	dcoef []float64 // per example: Hessian weight D_i
 	g, s  []float64 // gradient, Newton direction
-	h     []float64 // dense Hessian, dim×dim, row-major
+	h     []float64 // dense Hessian, dim×dim, row-major (dim ≤ newtonDenseMax)
+	tr    *tron     // trust-region Newton-CG buffers (dim > newtonDenseMax, tron.go)
 
 	// the dual state at the switch, restored if Newton does not improve it
 	alpha, alphaC, w []float64
@@ -120,8 +123,11 @@ func (wk *worker) newNewton() *newton {
 		dim := wk.nf + 1
 		wk.nt = &newton{wk: wk, dim: dim,
 			z: make([]float64, wk.n), xs: make([]float64, wk.n), dcoef: make([]float64, wk.n),
-			g: make([]float64, dim), s: make([]float64, dim), h: make([]float64, dim*dim),
+			g: make([]float64, dim), s: make([]float64, dim),
 			alpha: make([]float64, wk.n), w: make([]float64, dim)}
+		if dim <= newtonDenseMax {
+			wk.nt.h = make([]float64, dim*dim)
+		}
 		if wk.kind == logistic {
 			wk.nt.alphaC = make([]float64, wk.n)
 		}
@@ -309,6 +315,9 @@ func (wk *worker) primalNewton() int {
 	copy(nt.alphaC, wk.alphaC)
 	copy(nt.w, wk.w)
 	nt.obj = wk.obj
+	if nt.h == nil {
+		return wk.primalTron()
+	}
 	xmax := 0.0
 	for i := range wk.n {
 		xmax = max(xmax, wk.qii(int32(i)))
@@ -401,7 +410,7 @@ func (wk *worker) dualFromPrimal() bool {
 		}
 	}
 	wk.obj = wk.dualObjective()
-	if wk.obj <= nt.obj || math.IsNaN(nt.obj) {
+	if wk.obj <= nt.obj || math.IsNaN(nt.obj) || nt.tr != nil && nt.tr.moved && !wk.cancelled {
 		return true
 	}
 	copy(wk.alpha, nt.alpha)

@@ -55,8 +55,8 @@ func TestNewtonFallback(t *testing.T) {
 	}
 }
 
-// TestNewtonOff: no fallback for large d, or when turned off (the hinge
-// loss's finisher: TestHingeOff).
+// TestNewtonOff: no fallback when turned off (the hinge loss's finisher:
+// TestHingeOff; large d: TestTronOff).
 func TestNewtonOff(t *testing.T) {
 	d := lowDim()
 	for _, p := range []Params{
@@ -68,12 +68,16 @@ func TestNewtonOff(t *testing.T) {
 			t.Errorf("%+v: %d Newton steps", p, res.NewtonSteps)
 		}
 	}
+	// Large d: Newton-CG (tron.go) for -s 1 and 7, nothing for -s 3.
 	wide := &dataio.Dataset{Rows: 2, Features: newtonDenseMax + 10, RowPtr: []int64{0, 1, 2},
 		Index: []int32{0, newtonDenseMax + 5}, Value: []float64{1, 1}, Label: []float64{1, -1}}
-	sh := newShared(wide, l2svm, selACF, 1e-3, -1, 10, Params{}.ACF)
-	sh.fallback = true
-	if ops, ok := sh.newtonSwitchOps(); ok || ops != 0 {
-		t.Errorf("d > %d: switch at %d ops", newtonDenseMax, ops)
+	for _, kind := range []lossKind{l2svm, logistic, l1svm} {
+		sh := newShared(wide, kind, selACF, 1e-3, -1, 10, Params{}.ACF)
+		sh.fallback = true
+		ops, ok := sh.newtonSwitchOps()
+		if want := kind != l1svm; ok != want || ok && ops != tronSwitchPasses*2 {
+			t.Errorf("kind %d, d > %d: switch %v at %d ops", kind, newtonDenseMax, ok, ops)
+		}
 	}
 }
 

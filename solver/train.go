@@ -105,9 +105,10 @@ type Result struct {
 	// criterion; |∂f/∂α_i| for -s 7, at most Eps).
 	Violation float64
 	NNZW      int // non-zero weights in the model (bias included)
-	// NewtonSteps are the primal Newton steps of the fallback, for -s 3
-	// the interior-point iterations of its finisher (0 when the dual CD
-	// alone converged).
+	// NewtonSteps are the primal Newton steps of the fallback (for more
+	// than 4095 features, trust-region Newton-CG iterations over all its
+	// switches), for -s 3 the interior-point iterations of its finisher (0
+	// when the dual CD alone converged).
 	NewtonSteps int
 	Converged   bool
 	HitEpochCap bool
