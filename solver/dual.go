@@ -65,7 +65,8 @@ type worker struct {
 	obj        float64 // dual objective, tracked by subtracting the exact gains
 	passViol   float64 // from the last kktPass
 	passPrimal float64
-	lastViol   float64 // largest violation of the last reported sweep
+	chunks     []kktChunk // kktPass's per-chunk results
+	lastViol   float64    // largest violation of the last reported sweep
 	cancelled  bool
 	capped     bool
 	class      int
@@ -567,42 +568,55 @@ func bregLog(x float64) float64 {
 // that returns true took no step, so passViol ≤ eps holds for ALL
 // coordinates at one point (α, w), and passPrimal is the primal objective
 // at that w. The pass is not counted as an epoch.
+//
+// Up to the first violator (all of the pass when none is found) nothing
+// changes, so that part is read-only and runs in chunks of kktChunkRows
+// examples on the spare processors of the pool (scanChunks). From the first
+// violator on, each step changes w for the examples after it, and the pass
+// goes on sequentially. The result is the same as the plain sequential
+// loop's: the same steps in the same order, the same α, w, objective and
+// counts, and the same violation; only the loss is summed per chunk, with
+// the chunk sums added in chunk order, so the primal value has the same
+// bits at any GOMAXPROCS (and may differ from one running sum in the last
+// bits).
 func (wk *worker) kktPass(fix bool) bool {
+	var start time.Time
+	if testHookKKTPass != nil {
+		start = time.Now()
+	}
+	nch := (wk.n + kktChunkRows - 1) / kktChunkRows
+	if cap(wk.chunks) < nch {
+		wk.chunks = make([]kktChunk, nch)
+	}
+	chunks := wk.chunks[:nch]
+	done := scanChunks(chunks, wk.n, wk.rp[wk.n], wk.pool, func(bool) func(lo, hi int) kktChunk {
+		return func(lo, hi int) kktChunk { return wk.kktScan(lo, hi, fix) }
+	})
 	var viol, loss float64
-	ok := true
-	for i := 0; i < wk.n; i++ {
-		i := int32(i)
-		wx := wk.dotRow(i, wk.w)
-		c := (wk.y[i] + 1) >> 1
-		m := float64(wk.y[i]) * wx // margin
-		var v float64
-		switch wk.kind {
-		case logistic:
-			v = lrViolation(m+math.Log(wk.alpha[i]/wk.alphaC[i]), wk.alpha[i], wk.alphaC[i], wk.ub[c])
-			loss += wk.ub[c] * log1pExpNeg(m)
-			if fix && v > wk.eps {
-				ok = false
+	for _, r := range chunks[:done] {
+		viol = max(viol, r.viol)
+		loss += r.loss
+		wk.ops += r.ops
+	}
+	ok, first := true, wk.n
+	if done > 0 && chunks[done-1].stop >= 0 {
+		ok, first = false, chunks[done-1].stop
+		for i := first; i < wk.n; i++ {
+			i := int32(i)
+			wx := wk.dotRow(i, wk.w)
+			v, l, G := wk.kktEval(i, wx)
+			loss += l
+			if v > wk.eps {
 				wk.steps++
-				_, gain := wk.lrStep(i, wx)
-				wk.obj -= gain
-			}
-		default:
-			G := m - 1 + wk.alpha[i]*wk.diag[c]
-			v = math.Abs(wk.svmPG(i, G))
-			if h := 1 - m; h > 0 {
-				if wk.kind == l1svm {
-					loss += wk.ub[c] * h
+				if wk.kind == logistic {
+					_, gain := wk.lrStep(i, wx)
+					wk.obj -= gain
 				} else {
-					loss += 0.5 / wk.diag[c] * h * h
+					wk.obj -= wk.svmMove(i, G)
 				}
 			}
-			if fix && v > wk.eps {
-				ok = false
-				wk.steps++
-				wk.obj -= wk.svmMove(i, G)
-			}
+			viol = max(viol, v)
 		}
-		viol = max(viol, v)
 	}
 	wk.passViol = viol
 	if debugf != nil {
@@ -613,7 +627,63 @@ func (wk *worker) kktPass(fix bool) bool {
 		ww += x * x
 	}
 	wk.passPrimal = 0.5*ww + loss
+	if testHookKKTPass != nil {
+		testHookKKTPass(time.Since(start), ok, first)
+	}
 	return ok
+}
+
+// testHookKKTPass, when set by a measurement, is called at the end of each
+// full KKT pass with its wall time, its answer and the first violator
+// stepped on (n when none). It may be called from several goroutines.
+var testHookKKTPass func(d time.Duration, ok bool, first int)
+
+// kktScan evaluates examples [lo, hi) at the current point, changing
+// nothing (it runs on several goroutines at once). With fix it stops at
+// the first example whose violation exceeds eps and leaves it out.
+func (wk *worker) kktScan(lo, hi int, fix bool) kktChunk {
+	r := kktChunk{stop: -1}
+	w := wk.w
+	for i := lo; i < hi; i++ {
+		a, b := wk.rp[i], wk.rp[i+1]
+		var wx float64
+		if wk.val32 == nil {
+			wx = kernel.Dot(wk.idx[a:b:b], wk.val[a:b:b], w)
+		} else {
+			wx = kernel.Dot32(wk.idx[a:b:b], wk.val32[a:b:b], w)
+		}
+		wx += wk.bias * w[wk.nf] // as dotRow
+		v, l, _ := wk.kktEval(int32(i), wx)
+		if fix && v > wk.eps {
+			r.stop = i
+			return r
+		}
+		r.ops += b - a
+		r.viol = max(r.viol, v)
+		r.loss += l
+	}
+	return r
+}
+
+// kktEval returns example i's KKT violation and weighted primal loss at
+// the current α given wx = wᵀx_i, and for the SVMs its gradient G.
+func (wk *worker) kktEval(i int32, wx float64) (viol, loss, G float64) {
+	c := (wk.y[i] + 1) >> 1
+	m := float64(wk.y[i]) * wx // margin
+	if wk.kind == logistic {
+		viol = lrViolation(m+math.Log(wk.alpha[i]/wk.alphaC[i]), wk.alpha[i], wk.alphaC[i], wk.ub[c])
+		return viol, wk.ub[c] * log1pExpNeg(m), 0
+	}
+	G = m - 1 + wk.alpha[i]*wk.diag[c]
+	viol = math.Abs(wk.svmPG(i, G))
+	if h := 1 - m; h > 0 {
+		if wk.kind == l1svm {
+			loss = wk.ub[c] * h
+		} else {
+			loss = 0.5 / wk.diag[c] * h * h
+		}
+	}
+	return viol, loss, G
 }
 
 // log1pExpNeg returns log(1 + e^{−m}) without overflow.

@@ -69,6 +69,7 @@ type Params struct {
 
 // Progress reports the state of one subproblem at the end of an epoch.
 type Progress struct {
+	Fold      int     // cross-validation fold, from 1 (0 outside CrossValidate)
 	Class     int     // one-vs-rest subproblem (0 for a binary problem)
 	Epoch     int     // epochs done
 	Violation float64 // largest KKT violation seen in the last sweep
@@ -175,6 +176,12 @@ const maxLabel = math.MaxInt32
 // When ctx is cancelled, Train returns the model reached so far with
 // Partial set and Result.Cancelled, and no error.
 func Train(ctx context.Context, d *dataio.Dataset, p Params) (m *Model, res *Result, err error) {
+	return trainWith(ctx, d, p, newProcPool(runtime.GOMAXPROCS(0)-1))
+}
+
+// trainWith is Train taking the goroutines beyond the caller's from pool
+// (see procs.go).
+func trainWith(ctx context.Context, d *dataio.Dataset, p Params, pool *procPool) (m *Model, res *Result, err error) {
 	defer guardFaults()()
 	defer func() {
 		if err != nil && m != nil {
@@ -182,15 +189,15 @@ func Train(ctx context.Context, d *dataio.Dataset, p Params) (m *Model, res *Res
 		}
 	}()
 	defer recoverFault(d, &err)
-	return train(ctx, d, p)
+	return train(ctx, d, p, pool)
 }
 
-func train(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result, error) {
+func train(ctx context.Context, d *dataio.Dataset, p Params, pool *procPool) (*Model, *Result, error) {
 	switch p.Solver {
 	case Lasso:
 		return trainLasso(ctx, d, p)
 	case WestonWatkins:
-		return trainWW(ctx, d, p)
+		return trainWW(ctx, d, p, pool)
 	}
 	start := time.Now()
 	st, ok := solverTypes[p.Solver]
@@ -257,6 +264,7 @@ func train(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result, e
 	}
 	sh.done = ctx.Done()
 	sh.fallback = !p.NoFallback
+	sh.pool = pool
 	if p.Progress != nil {
 		var mu sync.Mutex
 		f := p.Progress
@@ -305,7 +313,15 @@ func train(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result, e
 		model.W = make([]float64, wlen*nsub)
 	}
 
-	workers := min(runtime.GOMAXPROCS(0), nsub)
+	// The classes go to up to min(GOMAXPROCS, nsub) workers: the caller's
+	// processor and the spare ones of the pool (all GOMAXPROCS for a plain
+	// Train; inside CrossValidate the folds running hold theirs). A worker
+	// that finds no class left gives its processor back to the pool, for
+	// the KKT passes of the classes still running; the last one keeps it
+	// for the caller.
+	workers := 1 + pool.take(min(runtime.GOMAXPROCS(0), nsub)-1)
+	var alive atomic.Int64
+	alive.Store(int64(workers))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var faultMu sync.Mutex
@@ -314,6 +330,11 @@ func train(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result, e
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if alive.Add(-1) > 0 {
+					pool.give(1)
+				}
+			}()
 			defer guardFaults()()
 			var err error
 			defer func() {
@@ -539,7 +560,8 @@ type shared struct {
 	maxEpochs int
 	acfCfg    acf.Config
 	done      <-chan struct{}
-	fallback  bool // primal Newton fallback allowed
+	fallback  bool      // primal Newton fallback allowed
+	pool      *procPool // spare processors, for the chunks of the full KKT pass
 	progress  func(Progress)
 }
 

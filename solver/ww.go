@@ -115,6 +115,8 @@ type wwState struct {
 	obj        float64
 	passViol   float64
 	passPrimal float64
+	chunks     []kktChunk // kktPass's per-chunk results
+	pool       *procPool  // spare processors, for the chunks of kktPass
 	cancelled  bool
 	capped     bool
 }
@@ -140,7 +142,7 @@ var wwHook func(alpha []float64, class []int32, ub []float64)
 // P(W), Gap = Primal + Objective, Violation the largest KKT violation
 // from a full pass at the returned model. The model has NrW = K weight
 // vectors, also for K = 2, and predicts the argmax.
-func trainWW(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result, error) {
+func trainWW(ctx context.Context, d *dataio.Dataset, p Params, pool *procPool) (*Model, *Result, error) {
 	start := time.Now()
 	if !(p.C > 0) || math.IsInf(p.C, 0) {
 		return nil, nil, fmt.Errorf("solver: C must be a positive finite number, got %g", p.C)
@@ -192,6 +194,7 @@ func trainWW(ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result,
 
 	s := newWW(d, class, ub, p.Bias, selName == "acf", mixSeed(p.Seed, 0), p.ACF)
 	s.eps, s.maxEpochs, s.done = eps, maxEpochs, ctx.Done()
+	s.pool = pool
 	s.progress = p.Progress
 	converged := s.run()
 	if !converged {
@@ -651,27 +654,39 @@ func (s *wwState) run() bool {
 // passViol ≤ eps holds for all blocks at one point and passPrimal is the
 // primal objective there. The pass is not counted as an epoch.
 func (s *wwState) kktPass(fix bool) bool {
-	K := s.K
+	// As the dual's kktPass (dual.go): up to the first violator the pass
+	// only reads, in chunks on the spare processors, each goroutine with
+	// decision and gradient scratch of its own; from there on it goes on
+	// sequentially, stepping on violators. The same steps as one loop,
+	// with the loss summed per chunk in chunk order.
+	nch := (s.n + kktChunkRows - 1) / kktChunkRows
+	if cap(s.chunks) < nch {
+		s.chunks = make([]kktChunk, nch)
+	}
+	chunks := s.chunks[:nch]
+	done := scanChunks(chunks, s.n, s.rp[s.n], s.pool, func(bool) func(lo, hi int) kktChunk {
+		h := *s
+		h.dec, h.grad = make([]float64, s.K), make([]float64, s.K)
+		return func(lo, hi int) kktChunk { return h.kktScan(lo, hi, fix) }
+	})
 	var viol, loss float64
+	for _, r := range chunks[:done] {
+		viol = max(viol, r.viol)
+		loss += r.loss
+		s.ops += r.ops
+	}
 	ok := true
-	for i := 0; i < s.n; i++ {
-		i := int32(i)
-		s.decision(i)
-		y := s.class[i]
-		dy := s.dec[y]
-		var l float64
-		for c, dc := range s.dec[:K] {
-			if h := 1 - dy + dc; h > 0 && c != int(y) {
-				l += h
+	if done > 0 && chunks[done-1].stop >= 0 {
+		ok = false
+		for i := chunks[done-1].stop; i < s.n; i++ {
+			i := int32(i)
+			l, v := s.kktEval(i)
+			loss += l
+			viol = max(viol, v)
+			if v > s.eps {
+				s.steps++
+				s.obj -= s.blockStep(i, v)
 			}
-		}
-		loss += s.ub[y] * l
-		v := s.gradients(i)
-		viol = max(viol, v)
-		if fix && v > s.eps {
-			ok = false
-			s.steps++
-			s.obj -= s.blockStep(i, v)
 		}
 	}
 	s.passViol = viol
@@ -681,6 +696,41 @@ func (s *wwState) kktPass(fix bool) bool {
 	}
 	s.passPrimal = 0.5*ww + loss
 	return ok
+}
+
+// kktScan evaluates examples [lo, hi) at the current point, writing only
+// s's scratch and ops (s is a goroutine's copy). With fix it stops at the
+// first example whose violation exceeds eps and leaves it out.
+func (s *wwState) kktScan(lo, hi int, fix bool) kktChunk {
+	r := kktChunk{stop: -1}
+	for i := lo; i < hi; i++ {
+		ops := s.ops
+		l, v := s.kktEval(int32(i))
+		if fix && v > s.eps {
+			s.ops = ops
+			r.stop = i
+			break
+		}
+		r.viol = max(r.viol, v)
+		r.loss += l
+		r.ops += s.ops - ops
+	}
+	return r
+}
+
+// kktEval sets s.dec and s.grad for example i and returns its weighted
+// loss C_i Σ_{c≠y_i} max(0, 1 − (w_y − w_c)ᵀx_i) and KKT violation.
+func (s *wwState) kktEval(i int32) (loss, viol float64) {
+	s.decision(i)
+	y := s.class[i]
+	dy := s.dec[y]
+	var l float64
+	for c, dc := range s.dec[:s.K] {
+		if h := 1 - dy + dc; h > 0 && c != int(y) {
+			l += h
+		}
+	}
+	return s.ub[y] * l, s.gradients(i)
 }
 
 // dualObjective is f(α) = ½ Σ_c ‖w_c‖² − Σ α, recomputed from W and α.

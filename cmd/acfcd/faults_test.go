@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -165,6 +166,38 @@ func TestInterruptTrain(t *testing.T) {
 			}
 			checkNoTemp(t, dir)
 		})
+	}
+}
+
+// TestInterruptCrossValidation: SIGINT during train -v stops at once and
+// names the folds that were training.
+func TestInterruptCrossValidation(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "binary.svm")
+	writeNoisy(t, data, 20000, 30, 3000, 2, 4)
+	var stdout, stderr bytes.Buffer
+	c := acfcdCmd(t, "train", "-v", "5", "-s", "3", "-c", "1000", "-e", "1e-9", "--max-epochs", "10000000", data)
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	start := time.Now()
+	if err := c.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatalf("signal: %v (the run ended early: %s)", err, stderr.String())
+	}
+	err := c.Wait()
+	took := time.Since(start)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v, want status 1; stderr %q", err, stderr.String())
+	}
+	if took >= time.Second {
+		t.Errorf("took %v to stop after the signal, want < 1s", took)
+	}
+	msg := stderr.String()
+	if !regexp.MustCompile(`^acfcd: cross validation interrupted in (fold [1-5]|folds [1-5](, [1-5])* and [1-5])\n$`).MatchString(msg) || stdout.Len() != 0 {
+		t.Errorf("stdout %q, stderr %q", stdout.String(), msg)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -184,6 +185,29 @@ func TestCrossValidation(t *testing.T) {
 	var acc float64
 	if _, err := fmt.Sscanf(out, "Cross Validation Accuracy = %g%%", &acc); err != nil || acc < 80 {
 		t.Errorf("cross validation printed %q", out)
+	}
+}
+
+// TestCrossValidationProcs: the folds run concurrently on two processors
+// and print the same accuracy as on one; float32 storage works too.
+func TestCrossValidationProcs(t *testing.T) {
+	dir := t.TempDir()
+	train := writeProblem(t, dir, "train.svm", 400, 5)
+	for _, args := range [][]string{{"-s", "1"}, {"-s", "3", "-v", "3"}, {"-s", "7", "-B", "1"}, {"-s", "ww"}, {"--float32"}} {
+		var outs []string
+		for _, procs := range []int{1, 2} {
+			old := runtime.GOMAXPROCS(procs)
+			out, _, err := runCmd(t, append(append([]string{"train", "-v", "5", "-q"}, args...), train)...)
+			runtime.GOMAXPROCS(old)
+			if err != nil {
+				t.Fatalf("%v: %v", args, err)
+			}
+			outs = append(outs, out)
+		}
+		var acc float64
+		if _, err := fmt.Sscanf(outs[0], "Cross Validation Accuracy = %g%%\n", &acc); err != nil || acc < 80 || outs[1] != outs[0] {
+			t.Errorf("%v: printed %q on one processor, %q on two", args, outs[0], outs[1])
+		}
 	}
 }
 

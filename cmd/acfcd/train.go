@@ -198,12 +198,16 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	p := t.params(weights)
 	if isTerminal(stderr) && !t.quiet {
 		p.Progress = func(pr solver.Progress) {
-			fmt.Fprintf(stderr, "\rclass %d epoch %d violation %.3g objective %.10g   ", pr.Class, pr.Epoch, pr.Violation, pr.Objective)
+			fold := ""
+			if pr.Fold > 0 {
+				fold = fmt.Sprintf("fold %d ", pr.Fold)
+			}
+			fmt.Fprintf(stderr, "\r%sclass %d epoch %d violation %.3g objective %.10g   ", fold, pr.Class, pr.Epoch, pr.Violation, pr.Objective)
 		}
 	}
 
 	if t.folds > 0 {
-		return crossValidate(ctx, stdout, d, p, t.folds)
+		return crossValidate(ctx, stdout, stderr, d, p, t.folds)
 	}
 
 	var m *solver.Model
