@@ -86,16 +86,6 @@ func (wk *worker) newHinge() (*newton, *hinge) {
 	return nt, wk.hg
 }
 
-// rebuildW sets w = Σ α_i y_i x_i from scratch.
-func (wk *worker) rebuildW() {
-	clear(wk.w)
-	for i, a := range wk.alpha {
-		if a != 0 {
-			wk.axpyRow(a*float64(wk.y[i]), int32(i), wk.w)
-		}
-	}
-}
-
 // hingeFinish runs the interior-point method from the current α and
 // returns its iterations; it stops early on cancellation. It leaves in
 // α the last rounded point (or the state at the switch if none was
@@ -292,8 +282,6 @@ func (wk *worker) hingeRestore() bool {
 	if wk.obj <= nt.obj || math.IsNaN(nt.obj) {
 		return true
 	}
-	copy(wk.alpha, nt.alpha)
-	copy(wk.w, nt.w)
-	wk.obj = nt.obj
+	wk.restoreSwitch()
 	return false
 }

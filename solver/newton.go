@@ -55,10 +55,7 @@ func (sh *shared) newtonSwitchOps() (ops int64, ok bool) {
 	if !sh.fallback {
 		return 0, false
 	}
-	nnz := sh.rp[sh.n]
-	if sh.bias != 0 {
-		nnz += int64(sh.n)
-	}
+	nnz := sh.nnzAll()
 	dim := int64(sh.nf + 1)
 	if dim > newtonDenseMax {
 		if sh.kind == l1svm {
@@ -389,7 +386,6 @@ func (wk *worker) primalNewton() int {
 func (wk *worker) dualFromPrimal() bool {
 	nt := wk.nt
 	nt.margins()
-	clear(wk.w)
 	for i, z := range nt.z {
 		ci := wk.cost(i)
 		var a float64
@@ -405,17 +401,32 @@ func (wk *worker) dualFromPrimal() bool {
 			wk.alphaC[i] = ac
 		}
 		wk.alpha[i] = a
-		if a != 0 {
-			wk.axpyRow(a*float64(wk.y[i]), int32(i), wk.w)
-		}
 	}
+	wk.rebuildW()
 	wk.obj = wk.dualObjective()
 	if wk.obj <= nt.obj || math.IsNaN(nt.obj) || nt.tr != nil && nt.tr.moved && !wk.cancelled {
 		return true
 	}
+	wk.restoreSwitch()
+	return false
+}
+
+// rebuildW sets w = Σ α_i y_i x_i from scratch.
+func (wk *worker) rebuildW() {
+	clear(wk.w)
+	for i, a := range wk.alpha {
+		if a != 0 {
+			wk.axpyRow(a*float64(wk.y[i]), int32(i), wk.w)
+		}
+	}
+}
+
+// restoreSwitch puts back the dual state saved in wk.nt at the switch to
+// a fallback (α, C − α for -s 7, w and the tracked objective).
+func (wk *worker) restoreSwitch() {
+	nt := wk.nt
 	copy(wk.alpha, nt.alpha)
 	copy(wk.alphaC, nt.alphaC)
 	copy(wk.w, nt.w)
 	wk.obj = nt.obj
-	return false
 }
