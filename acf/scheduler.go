@@ -61,13 +61,18 @@ type Scheduler struct {
 	pcg *rand.PCG
 	rng *rand.Rand
 	acc []float32 // credits a_i, see store
-	buf []int32   // the sweep, capacity 2n
+	buf []int32   // the sweep, capacity 2n (or the chunk, see NewChunkedScheduler)
+	st  stream    // the streamed sweep, see Begin
 }
 
 // NewScheduler returns a scheduler for n coordinates whose randomness (the
 // initial credits, the shuffles, and Rand) is a PCG stream determined by
 // seed. It panics if n is negative or more than 2³¹ (indices are int32).
 func NewScheduler(n int, seed uint64) *Scheduler {
+	return newScheduler(n, seed, 2*n)
+}
+
+func newScheduler(n int, seed uint64, capacity int) *Scheduler {
 	if n < 0 || uint64(n) > 1<<31 {
 		panic(fmt.Sprintf("acf: NewScheduler(%d): length out of range", n))
 	}
@@ -77,7 +82,7 @@ func NewScheduler(n int, seed uint64) *Scheduler {
 		pcg: pcg,
 		rng: rand.New(pcg),
 		acc: make([]float32, n),
-		buf: make([]int32, 0, 2*n),
+		buf: make([]int32, 0, capacity),
 	}
 	// Random initial credits in [0, 1 − slack) spread the emissions of
 	// coordinates with equal preferences over the sweeps instead of
@@ -99,6 +104,7 @@ func (s *Scheduler) Rand() *rand.Rand { return s.rng }
 // Uniform returns a fresh uniformly random permutation of 0..n−1, as used
 // for the warm-up sweep. The slice is reused by the next call.
 func (s *Scheduler) Uniform() []int32 {
+	s.whole("Uniform")
 	b := s.buf[:s.n]
 	for i := range b {
 		b[i] = int32(i)
@@ -112,6 +118,7 @@ func (s *Scheduler) Uniform() []int32 {
 // exactly. The slice is reused by the next call. It panics if p.Len() is
 // not n.
 func (s *Scheduler) Next(p *Prefs) []int32 {
+	s.whole("Next")
 	s.check(p)
 	if s.n == 0 {
 		return s.buf[:0]
@@ -143,6 +150,7 @@ func (s *Scheduler) Next(p *Prefs) []int32 {
 // coordinates only once n preference updates have accumulated since the
 // last re-sum, which is amortised O(1) per update.
 func (s *Scheduler) NextActive(p *Prefs, active []int32) []int32 {
+	s.whole("NextActive")
 	s.check(p)
 	if p.changes >= s.n {
 		p.resum()
@@ -209,6 +217,13 @@ func emit(b []int32, k int, i int32, a, t float64) (int, float64) {
 		a = floor
 	}
 	return k + c, a
+}
+
+// whole panics if the scheduler streams its sweeps in chunks.
+func (s *Scheduler) whole(name string) {
+	if cap(s.buf) < 2*s.n {
+		panic("acf: " + name + " on a chunked Scheduler; use Begin and Chunk")
+	}
 }
 
 func (s *Scheduler) check(p *Prefs) {

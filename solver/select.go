@@ -20,13 +20,34 @@ type mode interface {
 func (wk *worker) newMode(sel selection, seed uint64) mode {
 	switch sel {
 	case selUniform:
-		return &uniformMode{wk: wk, sched: acf.NewScheduler(wk.n, seed)}
+		m := &uniformMode{wk: wk, streamed: wk.n > sweepStreamMin}
+		if m.streamed {
+			m.sched = acf.NewChunkedScheduler(wk.n, seed, sweepChunk)
+		} else {
+			m.sched = acf.NewScheduler(wk.n, seed)
+		}
+		return m
 	case selShrink:
 		return newShrinkMode(wk)
 	default:
 		return newACFMode(wk, seed, sel == selACFShrink)
 	}
 }
+
+// sweepStreamMin is the most examples whose uniform and acf sweeps are
+// built whole (acf.Scheduler's Uniform, Next, NextActive). Beyond it a
+// sweep is streamed in shuffled chunks of at most sweepChunk steps
+// (acf.NewChunkedScheduler: a random order of groups of 64 examples, each
+// chunk shuffled), and acf+shrink keeps only its shrunk bitset, not an
+// active list: at 10⁷ examples that is 40–80 MB of sweep buffer and 40 MB
+// of list less, 0.02× a kdd-sized dataset, whose peak memory is meant to
+// stay within 1.1× the data. Below it the whole-sweep shuffle is kept:
+// results on small data do not change, and the buffers are small there.
+// Tests lower both.
+var (
+	sweepStreamMin = 1 << 22
+	sweepChunk     = 1 << 20
+)
 
 // run drives a mode to convergence (certified by a full KKT pass), the
 // epoch cap or cancellation. It returns true when converged.
@@ -67,26 +88,45 @@ func (wk *worker) run(m mode) bool {
 
 // uniformMode: every sweep is a fresh random permutation of all coordinates.
 type uniformMode struct {
-	wk    *worker
-	sched *acf.Scheduler
+	wk       *worker
+	sched    *acf.Scheduler
+	streamed bool
 }
 
 func (m *uniformMode) batch() (float64, bool) {
 	wk := m.wk
 	var viol float64
-	batch := m.sched.Uniform()
-	for k, i := range batch {
-		wk.prefetchIn(batch, k)
-		v, gain := wk.visit(i)
-		wk.obj -= gain
-		viol = max(viol, v)
-		wk.steps++
-		if wk.steps >= wk.slowAt && wk.slow(viol) {
+	if !m.streamed {
+		if wk.uniformSteps(m.sched.Uniform(), &viol) {
 			return viol, true
+		}
+	} else {
+		m.sched.Begin(nil, nil)
+		for b := m.sched.Chunk(); len(b) > 0; b = m.sched.Chunk() {
+			if wk.uniformSteps(b, &viol) {
+				return viol, true
+			}
 		}
 	}
 	wk.lrEndSweep(wk.n)
 	return viol, false
+}
+
+// uniformSteps steps on every coordinate of batch, raising *viol to the
+// largest violation seen, and reports whether a mid-batch check stopped
+// the run.
+func (wk *worker) uniformSteps(batch []int32, viol *float64) bool {
+	for k, i := range batch {
+		wk.prefetchIn(batch, k)
+		v, gain := wk.visit(i)
+		wk.obj -= gain
+		*viol = max(*viol, v)
+		wk.steps++
+		if wk.steps >= wk.slowAt && wk.slow(*viol) {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *uniformMode) failedCheck() {}
@@ -197,15 +237,23 @@ type acfMode struct {
 	sched              *acf.Scheduler
 	warm               bool
 	shrinking          bool
+	streamed           bool // see sweepStreamMin
 	pgMaxOld, pgMinOld float64
 }
 
 func newACFMode(wk *worker, seed uint64, shrinking bool) *acfMode {
-	m := &acfMode{wk: wk, prefs: acf.NewPrefs(wk.n, wk.acfCfg), sched: acf.NewScheduler(wk.n, seed),
-		warm: true, shrinking: shrinking}
+	m := &acfMode{wk: wk, prefs: acf.NewPrefs(wk.n, wk.acfCfg),
+		warm: true, shrinking: shrinking, streamed: wk.n > sweepStreamMin}
+	if m.streamed {
+		m.sched = acf.NewChunkedScheduler(wk.n, seed, sweepChunk)
+	} else {
+		m.sched = acf.NewScheduler(wk.n, seed)
+	}
 	if shrinking {
-		if cap(wk.active) < wk.n {
-			wk.shrunk = make([]uint64, (wk.n+63)/64)
+		if words := (wk.n + 63) / 64; len(wk.shrunk) < words {
+			wk.shrunk = make([]uint64, words)
+		}
+		if !m.streamed && cap(wk.active) < wk.n {
 			wk.active = make([]int32, wk.n)
 		}
 		m.failedCheck()
@@ -218,16 +266,22 @@ func (m *acfMode) failedCheck() {
 		return
 	}
 	wk := m.wk
+	m.pgMaxOld, m.pgMinOld = math.Inf(1), math.Inf(-1)
+	clear(wk.shrunk)
+	if m.streamed {
+		return
+	}
 	wk.active = wk.active[:wk.n]
 	for i := range wk.active {
 		wk.active[i] = int32(i)
 	}
-	clear(wk.shrunk)
-	m.pgMaxOld, m.pgMinOld = math.Inf(1), math.Inf(-1)
 }
 
 func (m *acfMode) batch() (float64, bool) {
 	wk := m.wk
+	if m.streamed {
+		return m.streamBatch()
+	}
 	var batch []int32
 	switch {
 	case m.warm:
@@ -252,6 +306,44 @@ func (m *acfMode) batch() (float64, bool) {
 	return viol, stop
 }
 
+// streamBatch is batch for streamed sweeps: the same steps, chunk by
+// chunk, with the shrunk bitset standing in for the active list.
+func (m *acfMode) streamBatch() (float64, bool) {
+	wk := m.wk
+	var p *acf.Prefs
+	if !m.warm {
+		p = m.prefs
+	}
+	var shrunk []uint64
+	if m.shrinking {
+		shrunk = wk.shrunk
+	}
+	m.sched.Begin(p, shrunk)
+	var viol float64
+	var stop bool
+	pgMax, pgMin := math.Inf(-1), math.Inf(1)
+	length := 0
+	for b := m.sched.Chunk(); len(b) > 0 && !stop; b = m.sched.Chunk() {
+		length += len(b)
+		if m.shrinking {
+			stop = m.shrinkSteps(b, &pgMax, &pgMin)
+		} else {
+			var v float64
+			v, stop = m.plainBatch(b)
+			viol = max(viol, v)
+		}
+	}
+	if m.shrinking {
+		viol, stop = m.endShrinkSweep(pgMax, pgMin, stop)
+	}
+	if m.warm {
+		m.prefs.EndWarmup()
+		m.warm = false
+	}
+	wk.lrEndSweep(length)
+	return viol, stop
+}
+
 func (m *acfMode) plainBatch(batch []int32) (float64, bool) {
 	wk := m.wk
 	prefs := m.prefs
@@ -271,10 +363,19 @@ func (m *acfMode) plainBatch(batch []int32) (float64, bool) {
 }
 
 func (m *acfMode) shrinkBatch(batch []int32) (float64, bool) {
+	pgMax, pgMin := math.Inf(-1), math.Inf(1)
+	stop := m.shrinkSteps(batch, &pgMax, &pgMin)
+	m.wk.compactActive()
+	return m.endShrinkSweep(pgMax, pgMin, stop)
+}
+
+// shrinkSteps steps on the coordinates of batch not shrunk, shrinking
+// them by liblinear's rule, widens [*pgMin, *pgMax] to the projected
+// gradients seen, and reports whether a mid-batch check stopped the run.
+func (m *acfMode) shrinkSteps(batch []int32, pgMaxP, pgMinP *float64) bool {
 	wk := m.wk
 	prefs := m.prefs
-	pgMax, pgMin := math.Inf(-1), math.Inf(1)
-	defer wk.compactActive()
+	pgMax, pgMin := *pgMaxP, *pgMinP // locals, kept in registers
 	for k, i := range batch {
 		wk.prefetchIn(batch, k)
 		if wk.shrunk[i>>6]&(1<<(i&63)) != 0 {
@@ -314,8 +415,21 @@ func (m *acfMode) shrinkBatch(batch []int32) (float64, bool) {
 			wk.obj -= gain
 		}
 		if wk.steps >= wk.slowAt && wk.slow(max(pgMax, -pgMin)) {
-			return max(pgMax, -pgMin, 0), true
+			*pgMaxP, *pgMinP = pgMax, pgMin
+			return true
 		}
+	}
+	*pgMaxP, *pgMinP = pgMax, pgMin
+	return false
+}
+
+// endShrinkSweep ends a sweep of acf+shrink whose projected gradients
+// spanned [pgMin, pgMax]: unless the run stopped, they become the
+// shrinking thresholds of the next sweep. It returns the sweep's largest
+// violation and stop.
+func (m *acfMode) endShrinkSweep(pgMax, pgMin float64, stop bool) (float64, bool) {
+	if stop {
+		return max(pgMax, -pgMin, 0), true
 	}
 	m.pgMaxOld, m.pgMinOld = pgMax, pgMin
 	if m.pgMaxOld <= 0 {
