@@ -1,6 +1,7 @@
 package acf
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -40,27 +41,6 @@ func shrinkEvery(n, k int) ([]uint64, int) {
 	return b, m
 }
 
-func TestGroupPermIsBijection(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	sizes := []uint64{0, 1, 2, 3, 5, 64, 65, 127, 1000, 4097, 156250}
-	for n := uint64(4); n < 300; n += 7 {
-		sizes = append(sizes, n)
-	}
-	for _, n := range sizes {
-		for rep := 0; rep < 3; rep++ {
-			g := newGroupPerm(n, r.Uint64(), r.Uint64())
-			seen := make([]bool, n)
-			for x := range n {
-				y := g.at(x)
-				if y >= n || seen[y] {
-					t.Fatalf("n=%d: at(%d) = %d repeats or is out of range", n, x, y)
-				}
-				seen[y] = true
-			}
-		}
-	}
-}
-
 // TestStreamFrequencies: a streamed sweep follows the same accumulator
 // rule as Next and NextActive: after K sweeps with fixed preferences every
 // active coordinate's count is within 1 of K·m·p_i/Σ_active p, shrunk
@@ -69,6 +49,9 @@ func TestGroupPermIsBijection(t *testing.T) {
 func TestStreamFrequencies(t *testing.T) {
 	for _, n := range []int{1, 13, 200, 1000} {
 		for _, chunk := range []int{1, 7, 64, 5000} {
+			if n/chunk > 200 {
+				continue // n²/chunk work per sweep
+			}
 			for _, every := range []int{1, 3} {
 				p := randomPrefs(n, uint64(n))
 				s := NewChunkedScheduler(n, 42, chunk)
@@ -145,12 +128,12 @@ func TestStreamLengthBound(t *testing.T) {
 }
 
 // TestStreamUniform: a uniform streamed sweep is a permutation of the
-// active coordinates, and the order of groups is random: over many sweeps
-// the first chunk's group is uniform over the groups.
+// active coordinates, and a fresh random one: over many sweeps the chunk
+// (round) in which coordinate 0 comes is uniform over the rounds.
 func TestStreamUniform(t *testing.T) {
-	const groups = 8
-	const n = 64 * groups
-	s := NewChunkedScheduler(n, 8, 64)
+	const n, chunk = 512, 64
+	const rounds = 2 * n / chunk
+	s := NewChunkedScheduler(n, 8, chunk)
 	shrunk, m := shrinkEvery(n, 5)
 	for _, sh := range [][]uint64{nil, shrunk} {
 		want := n
@@ -173,17 +156,26 @@ func TestStreamUniform(t *testing.T) {
 		}
 	}
 	const K = 8000
-	first := make([]float64, groups)
+	at := make([]float64, rounds)
 	for k := 0; k < K; k++ {
 		s.Begin(nil, nil)
-		first[s.Chunk()[0]/64]++
+		for r := 0; ; r++ {
+			c := s.Chunk()
+			if len(c) == 0 {
+				t.Fatal("coordinate 0 missing from a uniform sweep")
+			}
+			if slices.Contains(c, 0) {
+				at[min(r, rounds-1)]++
+				break
+			}
+		}
 	}
 	chi2 := 0.0
-	for _, c := range first {
-		chi2 += (c - K/groups) * (c - K/groups) / (K / groups)
+	for _, c := range at {
+		chi2 += (c - K/rounds) * (c - K/rounds) / (K / rounds)
 	}
-	if chi2 > 30 { // 7 degrees of freedom: P(χ² > 30) ≈ 1e-4
-		t.Errorf("first group over %d sweeps: %v (chi-square %.1f)", K, first, chi2)
+	if chi2 > 45 { // 15 degrees of freedom: P(χ² > 45) ≈ 1e-4
+		t.Errorf("chunk of coordinate 0 over %d sweeps: %v (chi-square %.1f)", K, at, chi2)
 	}
 }
 
@@ -251,4 +243,60 @@ func mustPanicStream(t *testing.T, name string, f func()) {
 		}
 	}()
 	f()
+}
+
+// BenchmarkSweep compares the scheduling cost per emitted entry of whole
+// sweeps (Next) and streamed ones (Begin/Chunk, chunk 2²¹ as the solver
+// uses above 2²² examples), with and without a half-shrunk bitset.
+func BenchmarkSweep(b *testing.B) {
+	for _, n := range []int{1 << 20, 1 << 23} {
+		for _, mode := range []string{"whole", "streamed", "streamed-half-shrunk"} {
+			b.Run(fmt.Sprintf("n=%d/mode=%s", n, mode), func(b *testing.B) {
+				p := randomPrefs(n, 2)
+				var s *Scheduler
+				var shrunk []uint64
+				switch mode {
+				case "whole":
+					s = NewScheduler(n, 2)
+				default:
+					s = NewChunkedScheduler(n, 2, 1<<21)
+					if mode == "streamed-half-shrunk" {
+						shrunk, _ = shrinkEvery(n, 2)
+					}
+				}
+				b.ReportAllocs()
+				entries := 0
+				for b.Loop() {
+					if mode == "whole" {
+						entries += len(s.Next(p))
+						continue
+					}
+					s.Begin(p, shrunk)
+					for c := s.Chunk(); len(c) > 0; c = s.Chunk() {
+						entries += len(c)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(entries), "ns/entry")
+			})
+		}
+	}
+}
+
+// TestStore: store rounds down to a float32, exactly as
+// math.Nextafter32(float32(a), −∞) when the nearest float32 is above a.
+func TestStore(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	vals := []float64{0, -1e-300, 1e-300, -slack / 2, 1 - slack, math.Nextafter(1-slack, 0), 0.1, -0.1, 1e-45, -1e-45}
+	for range 100000 {
+		vals = append(vals, (r.Float64()-0.001)*1.2, r.NormFloat64()*1e-9)
+	}
+	for _, a := range vals {
+		want := float32(a)
+		if float64(want) > a {
+			want = math.Nextafter32(want, float32(math.Inf(-1)))
+		}
+		if got := store(a); math.Float32bits(got) != math.Float32bits(want) || float64(got) > a {
+			t.Fatalf("store(%v) = %v, want %v", a, got, want)
+		}
+	}
 }

@@ -92,7 +92,7 @@ func TestStreamedSweeps(t *testing.T) {
 			p := Params{Solver: s, C: 0.5, Eps: eps, Select: sel, Seed: 3, NoFallback: true}
 			name := fmt.Sprintf("s=%d/select=%s", s, sel)
 			_, whole, _ := mustTrain(t, d, p)
-			restore := streamSweeps(37)
+			restore := streamSweeps(300) // 20 rounds per sweep
 			m, res, duals := mustTrain(t, d, p)
 			m2, _, _ := mustTrain(t, d, p)
 			restore()

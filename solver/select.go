@@ -37,16 +37,18 @@ func (wk *worker) newMode(sel selection, seed uint64) mode {
 // sweepStreamMin is the most examples whose uniform and acf sweeps are
 // built whole (acf.Scheduler's Uniform, Next, NextActive). Beyond it a
 // sweep is streamed in shuffled chunks of at most sweepChunk steps
-// (acf.NewChunkedScheduler: a random order of groups of 64 examples, each
-// chunk shuffled), and acf+shrink keeps only its shrunk bitset, not an
-// active list: at 10⁷ examples that is 40–80 MB of sweep buffer and 40 MB
-// of list less, 0.02× a kdd-sized dataset, whose peak memory is meant to
-// stay within 1.1× the data. Below it the whole-sweep shuffle is kept:
-// results on small data do not change, and the buffers are small there.
-// Tests lower both.
+// (acf.NewChunkedScheduler: ~2m/sweepChunk rounds of credits per sweep,
+// each handed out shuffled), and acf+shrink keeps only its shrunk bitset,
+// not an active list: at 10⁷ examples that is 40–80 MB of sweep buffer
+// and 40 MB of list less for an 8 MB chunk, 0.02× a kdd-sized dataset,
+// whose peak memory is meant to stay within 1.1× the data. The price is
+// a credit update per active example and round (10 rounds per sweep at
+// 10⁷ examples, ~5 ns each: BenchmarkSweep in acf), against a CD step of
+// ~1 µs there. Below it the whole-sweep shuffle is kept: results on small
+// data do not change, and the buffers are small there. Tests lower both.
 var (
 	sweepStreamMin = 1 << 22
-	sweepChunk     = 1 << 20
+	sweepChunk     = 1 << 21
 )
 
 // run drives a mode to convergence (certified by a full KKT pass), the
