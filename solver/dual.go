@@ -77,7 +77,9 @@ type worker struct {
 	switchOps   int64  // hand over to Newton once ops reaches this (0: never)
 	switching   bool
 	newtonSteps int
-	tronRound   int // Newton-CG switches so far in this subproblem (tron.go)
+	tronRound   int     // Newton-CG switches so far in this subproblem (tron.go)
+	ipmDeferred int     // -s 3: times the switch was put off (hingeNearOptimal)
+	ipmGap      float64 // -s 3: the duality gap when it was last put off
 }
 
 // newWorker returns a worker with its own buffers. w, if not nil, is used
@@ -211,7 +213,7 @@ func (wk *worker) prepare(s *subproblem, pos float64) selection {
 	wk.steps, wk.ops, wk.epochs, wk.newtonIters = 0, 0, 0, 0
 	wk.cancelled, wk.capped = false, false
 	wk.lastViol = math.Inf(1)
-	wk.switching, wk.newtonSteps, wk.tronRound = false, 0, 0
+	wk.switching, wk.newtonSteps, wk.tronRound, wk.ipmDeferred = false, 0, 0, 0
 	wk.switchOps, _ = wk.newtonSwitchOps()
 	if testSwitchOps != 0 && wk.switchOps != 0 {
 		wk.switchOps = testSwitchOps
@@ -742,6 +744,14 @@ func (wk *worker) switchNow() bool {
 	// top of its non-zeros: on w8a (12 non-zeros a row) acf+shrink spends
 	// about as much time per step as on 8 non-zeros.
 	if wk.switchOps > 0 && wk.ops+dualStepOps*wk.steps >= wk.switchOps {
+		if wk.kind == l1svm && wk.ipmDeferred < ipmMaxDefer && testSwitchOps == 0 && wk.hingeNearOptimal() {
+			// -s 3: the dual is nearly done (hinge.go); it gets the
+			// same budget again before the switch.
+			wk.ipmDeferred++
+			budget, _ := wk.newtonSwitchOps()
+			wk.switchOps = wk.ops + dualStepOps*wk.steps + budget
+			return false
+		}
 		wk.switching = true
 		return true
 	}

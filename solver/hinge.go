@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"time"
 )
 
 // The hinge-loss finisher (-s 3): an interior-point method on the dual.
@@ -22,8 +23,11 @@ import (
 //
 //	Δα = D⁻¹(r − Z p),  H p = Zᵀ D⁻¹ r   (and ZᵀΔα = p),
 //
-// one pass over the data to form H, one dense Cholesky, and a few passes
-// for the right-hand sides.
+// one dense Cholesky and four passes over the data per iteration: one
+// forms H (only its upper triangle, mirrored), the margins and the
+// predictor's right-hand side together; one gives the predictor's Δα; one
+// the corrector's right-hand side; and one its Δα together with ZᵀΔα,
+// which moves w along with α.
 //
 // The interior iterates never sit at a bound, so every iteration (once the
 // gap is small) rounds them: α_i → 0 when its multiplier s_i dominates,
@@ -36,34 +40,83 @@ import (
 // Result.NewtonSteps.
 
 const (
-	// ipmTheta keeps the starting α at least θ·min(C_i, 1) from its
-	// bounds: the interior-point method needs an interior start, and a
-	// start far from the dual's α (θ relative to C, or α = C/2) makes
-	// w = Σ α_i y_i x_i huge at large C (w8a, C = 100: 70 iterations
-	// instead of 55; a9a: 54 instead of 41).
-	ipmTheta   = 1e-3
 	ipmMaxIter = 80
 	ipmStep    = 0.99 // fraction of the distance to the boundary taken
-	// ipmTheta pulls the starting α into [θC_i, (1−θ)C_i].
+	// The start is warm, from the dual's α: each α_i moves into the
+	// interior by μ₀/|G_i| on the side its gradient G_i points to (so
+	// that s_i = G_i would give α_i s_i = μ₀), at most ipmTheta·C_i, and
+	// the multipliers are centred, s_i = μ₀/α_i and t_i = μ₀/(C_i − α_i),
+	// with μ₀ = ipmKappa·gap/(2n) from the duality gap at the dual's
+	// point. Measured at -e 0.01 on w8a, C = 10, switched after 34
+	// epochs: 14 iterations, against 23 with θ = 10⁻³, 39 with feasible
+	// but uncentred multipliers s_i = max(G_i, μ₀/α_i), and 52 from the
+	// earlier start (α at least 10⁻³·min(C_i, 1) from its bounds,
+	// s, t = G^± + 1: products α_i s_i spread over four decades, and the
+	// first ten steps were below 0.05).
+	ipmTheta = 0.3
+	ipmKappa = 10
 	// Rounding is tried once the complementarity Σ α_i s_i + u_i t_i is
 	// below ipmRoundRel·|f|, and the method ends, rounded, below
 	// ipmStopRel·|f| (scaled down for eps below liblinear's default, and
 	// at least 1e-13, where rounding errors dominate) even if the rounded
 	// point is not within eps: from there dual CD needs a few epochs (a9a,
 	// C = 1 to 100: 2 to 8), fewer than the interior-point iterations to
-	// get the rounding exact.
+	// get the rounding exact. |f| is capped by |f| at the switch: the pull
+	// into the interior can make f large (w8a, C = 1000: 5·10¹² with
+	// θ = 0.1), and the tests would then pass at once.
 	ipmRoundRel = 1e-3
 	ipmStopRel  = 1e-4
-	// ipmGuessIters are the iterations assumed by the switch rule
-	// (newtonSwitchOps), and ipmOpsRatio the time of one of their
-	// operations in dual CD operations (dualOps). Measured at -e 0.01 on
-	// a9a and w8a (C = 1 to 100): 42–58 iterations; an interior-point op
-	// costs 1.8–1.9 ns, a -s 3 dual op 7.4 ns (a9a) to 9 ns (w8a). With
-	// the first guesses (45, 0.15) the switch came early enough to make
-	// a9a C = 1, which the dual alone solves in 0.35 s, take 0.85 s.
-	ipmGuessIters = 50
-	ipmOpsRatio   = 0.25
+	// ipmGuessIters and ipmOpsRatio set the switch rule
+	// (newtonSwitchOps); ipmOpsRatio is the time of an interior-point
+	// operation in dual CD operations (dualOps: about 1.3 ns against
+	// 7.4–9 ns on a9a and w8a). The method takes 16–52 iterations at
+	// -e 0.01 (a9a, w8a, C = 1 to 1000) but hardly fewer from a later
+	// switch (w8a, C = 1000: 52 after 40 epochs, 48 after 82), so the
+	// dual's epochs before the switch are mostly lost time: the rule
+	// assumes 10 iterations and switches after 12 (a9a) to 40 (w8a)
+	// epochs. Assuming 25 switched after 25 to 82 epochs and was 10–50%
+	// slower on w8a, about even on a9a.
+	ipmGuessIters = 10
+	ipmOpsRatio   = 0.15
+	// At small C the dual is often nearly done when the rule fires, and
+	// the interior-point method, which has to get the free α exact from
+	// a start pulled into the interior, costs more than the dual's last
+	// epochs. So when the rule fires, the duality gap at the dual's point
+	// (one pass) is compared with |f|: below ipmNearGap the dual goes on
+	// for the same budget again, and again (at most ipmMaxDefer times) as
+	// long as the gap at least halves between firings. Measured at the
+	// first firing (relative gap; time of the pure dual vs the switch,
+	// seconds): w8a C = 1, -e 0.001: 1.2e-5, 0.196 vs 0.313 (done after
+	// 34 epochs, the rule fires after 27); w8a C = 1, -e 0.01: 1.6e-5,
+	// 0.175 vs 0.295; a9a C = 0.1, -e 0.001: 8e-6, then 3.3e-6 at the
+	// second firing after 20 epochs, 0.082 vs 0.192 (done after 24); but
+	// w8a C = 10: 2.5e-3, where the dual stalls for hundreds of epochs,
+	// a9a C = 1, -e 0.01: 0.68, about even (0.279 vs 0.27), and C ≥ 10: ≥ 10.
 )
+
+// ipmNearGap and ipmMaxDefer: see above (variables for tests).
+var (
+	ipmNearGap  = 1e-4
+	ipmMaxDefer = 4
+)
+
+// hingeNearOptimal reports whether the duality gap at the dual's point is
+// below ipmNearGap·|f| and, if the switch was put off before, at most
+// half the gap then (see ipmNearGap).
+func (wk *worker) hingeNearOptimal() bool {
+	var gap float64
+	for i, a := range wk.alpha {
+		c := wk.ub[(wk.y[i]+1)>>1]
+		G := float64(wk.y[i])*wk.dotRow(int32(i), wk.w) - 1
+		gap += a*max(G, 0) + (c-a)*max(-G, 0)
+	}
+	if debugf != nil {
+		debugf("ipm switch: gap %.4g obj %.10g", gap, wk.obj)
+	}
+	near := gap <= ipmNearGap*math.Abs(wk.obj) && (wk.ipmDeferred == 0 || gap <= 0.5*wk.ipmGap)
+	wk.ipmGap = gap
+	return near
+}
 
 // hinge holds the interior-point method's buffers.
 type hinge struct {
@@ -72,6 +125,8 @@ type hinge struct {
 	r, da      []float64 // per example: right-hand side and Δα
 	das, dat   []float64 // per example: the predictor's Δs and Δt
 	v, p, wi   []float64 // dense: Zᵀ D⁻¹ r, H⁻¹v and w at the interior α
+	dw         []float64 // dense: ZᵀΔα
+	sorted     bool      // every row's indices strictly increase
 }
 
 func (wk *worker) newHinge() (*newton, *hinge) {
@@ -81,7 +136,16 @@ func (wk *worker) newHinge() (*newton, *hinge) {
 		f := make([]float64, 9*n)
 		wk.hg = &hinge{a: f[:n], u: f[n : 2*n], s: f[2*n : 3*n], t: f[3*n : 4*n], g: f[4*n : 5*n],
 			r: f[5*n : 6*n], da: f[6*n : 7*n], das: f[7*n : 8*n], dat: f[8*n : 9*n],
-			v: make([]float64, nt.dim), p: make([]float64, nt.dim), wi: make([]float64, nt.dim)}
+			v: make([]float64, nt.dim), p: make([]float64, nt.dim), wi: make([]float64, nt.dim),
+			dw: make([]float64, nt.dim), sorted: true}
+		for i := range n {
+			idx := wk.idx[wk.rp[i]:wk.rp[i+1]]
+			for q := 1; q < len(idx); q++ {
+				if idx[q] <= idx[q-1] {
+					wk.hg.sorted = false
+				}
+			}
+		}
 	}
 	return nt, wk.hg
 }
@@ -92,24 +156,48 @@ func (wk *worker) newHinge() (*newton, *hinge) {
 // tried), with w rebuilt and wk.obj = f(α), and keeps the state at the
 // switch for hingeRestore.
 func (wk *worker) hingeFinish() int {
+	t0 := time.Now()
 	nt, hg := wk.newHinge()
 	copy(nt.alpha, wk.alpha)
 	copy(nt.w, wk.w)
 	nt.obj = wk.obj
 	n := wk.n
 
-	// Start: α pulled into the interior, w at it, and multipliers that
-	// make the dual residual Qα − 1 − s + t zero.
-	for i := range hg.a {
+	// Start: the dual's α, pulled into the interior by how far its
+	// gradient points out of the box, and perfectly centred multipliers.
+	// The duality gap at the dual's point (w from dual CD's running sums)
+	// is Σ α_i G_i⁺ + (C_i − α_i) G_i⁻: the complementarity of s = G⁺,
+	// t = G⁻, which sets the starting μ.
+	var gap float64
+	for i, a := range wk.alpha {
 		c := wk.ub[(wk.y[i]+1)>>1]
-		lo := ipmTheta * min(c, 1)
-		a := min(max(wk.alpha[i], lo), c-lo)
+		G := float64(wk.y[i])*wk.dotRow(int32(i), wk.w) - 1
+		hg.g[i] = G
+		gap += a*max(G, 0) + (c-a)*max(-G, 0)
+	}
+	// (At least 10⁻¹²·C, so that the start is interior even at gap 0.)
+	mu0 := max(ipmKappa*gap/float64(2*n), 1e-12*max(wk.ub[0], wk.ub[1]))
+	for i, G := range hg.g {
+		c := wk.ub[(wk.y[i]+1)>>1]
+		// α_i ≥ μ/G_i when G_i > 0 (s_i = G_i then makes α_i s_i = μ), and
+		// likewise for C − α_i; at most θ·C_i from the dual's α.
+		// (The floor 10⁻¹⁴·C_i keeps both sides positive.)
+		cap := ipmTheta * c
+		lo := max(min(cap, mu0/max(G, mu0/cap)), 1e-14*c)
+		hi := max(min(cap, mu0/max(-G, mu0/cap)), 1e-14*c)
+		a := min(max(wk.alpha[i], lo), c-hi)
 		hg.a[i], hg.u[i] = a, c-a
 	}
-	wk.ipmMargins(hg)
-	for i, G := range hg.g {
-		hg.s[i] = max(G, 0) + 1
-		hg.t[i] = max(-G, 0) + 1
+	clear(hg.wi)
+	for i, a := range hg.a {
+		wk.axpyRow(a*float64(wk.y[i]), int32(i), hg.wi)
+	}
+	// Centred multipliers: α_i s_i = (C_i − α_i) t_i = μ₀.
+	for i := range hg.a {
+		hg.s[i], hg.t[i] = mu0/hg.a[i], mu0/hg.u[i]
+	}
+	if debugf != nil {
+		debugf("ipm start: gap %.4g mu0 %.4g obj %.10g", gap, mu0, wk.obj)
 	}
 
 	// Tighter tolerances than liblinear's default need a closer hand-over.
@@ -137,27 +225,35 @@ loop:
 		if debugf != nil {
 			debugf("ipm %d: f=%.12g comp=%.4g ops=%d", iters, fval, comp, wk.ops)
 		}
-		if comp <= ipmRoundRel*math.Abs(fval) {
+		// The scale: |f| at the interior point, but no more than at the
+		// switch (f is below it at the optimum) when the pull into the
+		// interior made f large.
+		fs := math.Abs(fval)
+		if nt.obj < 0 {
+			fs = min(fs, -nt.obj)
+		}
+		if comp <= ipmRoundRel*fs {
 			tried = true
-			if viol := wk.ipmRound(hg); viol <= wk.eps || comp <= stopRel*math.Abs(fval) {
+			if viol := wk.ipmRound(hg); viol <= wk.eps || comp <= stopRel*fs {
 				break
 			}
 		}
 
-		// D⁻¹ in nt.dcoef and H = I + Zᵀ D⁻¹ Z.
-		for i := range hg.a {
-			nt.dcoef[i] = 1 / (hg.s[i]/hg.a[i] + hg.t[i]/hg.u[i])
+		// One pass: the margins G at the interior α, D⁻¹ in nt.dcoef,
+		// H = I + Zᵀ D⁻¹ Z and the predictor's right-hand side
+		// r = −(Qα − 1 − s + t) − s + t = −G with v = Zᵀ D⁻¹ r.
+		if wk.val32 == nil {
+			ipmFormPass(wk, nt, hg, wk.val)
+		} else {
+			ipmFormPass(wk, nt, hg, wk.val32)
 		}
-		if !nt.factor(1) {
+		if !nt.cholesky() {
 			break
 		}
 		iters++
 
-		// Predictor (affine scaling): r = −(Qα − 1 − s + t) − s + t = −G.
-		for i, G := range hg.g {
-			hg.r[i] = -G
-		}
-		wk.ipmSolve(nt, hg)
+		// Predictor (affine scaling).
+		wk.ipmSolve(nt, hg, false)
 		for i, d := range hg.da {
 			hg.das[i] = -hg.s[i] - hg.s[i]/hg.a[i]*d
 			hg.dat[i] = -hg.t[i] + hg.t[i]/hg.u[i]*d
@@ -180,7 +276,12 @@ loop:
 			rd := G - hg.s[i] + hg.t[i]
 			hg.r[i] = -rd + rs/hg.a[i] - rt/hg.u[i]
 		}
-		wk.ipmSolve(nt, hg)
+		if wk.val32 == nil {
+			ipmRHSPass(wk, nt, hg, wk.val)
+		} else {
+			ipmRHSPass(wk, nt, hg, wk.val32)
+		}
+		wk.ipmSolve(nt, hg, true)
 		for i, d := range hg.da {
 			hg.das[i] = (hg.das[i] - hg.s[i]*d) / hg.a[i]
 			hg.dat[i] = (hg.dat[i] + hg.t[i]*d) / hg.u[i]
@@ -192,40 +293,150 @@ loop:
 			hg.s[i] += step * hg.das[i]
 			hg.t[i] += step * hg.dat[i]
 		}
-		wk.ipmMargins(hg)
+		// w at the new α: the pass that gave Δα also summed ZᵀΔα.
+		for j, d := range hg.dw {
+			hg.wi[j] += step * d
+		}
 	}
 	if !tried {
 		wk.ipmRound(hg)
+	}
+	if debugf != nil {
+		debugf("ipm: %d iterations in %v", iters, time.Since(t0))
 	}
 	wk.obj = wk.dualObjective()
 	return iters
 }
 
-// ipmMargins sets hg.wi = Σ a_i y_i x_i and hg.g to G_i = y_i wᵀx_i − 1
-// at the interior point.
-func (wk *worker) ipmMargins(hg *hinge) {
-	clear(hg.wi)
-	for i, a := range hg.a {
-		wk.axpyRow(a*float64(wk.y[i]), int32(i), hg.wi)
-	}
+// floatV is the stored value type, float64 or float32.
+type floatV interface{ ~float32 | ~float64 }
+
+// ipmFormPass sets, in one pass over the data, hg.g to the margins
+// G_i = z_iᵀw − 1 at the interior point (w = hg.wi), D⁻¹ in nt.dcoef,
+// hg.r = −G, hg.v = Zᵀ D⁻¹ r, and H = I + Zᵀ D⁻¹ Z in nt.h (both
+// triangles).
+func ipmFormPass[V floatV](wk *worker, nt *newton, hg *hinge, val []V) {
+	dim, h, nf, bias := nt.dim, nt.h, wk.nf, wk.bias
+	wi, v := hg.wi[:dim], hg.v[:dim]
+	clear(h)
+	clear(v)
+	var ops int64
 	for i := range hg.g {
-		hg.g[i] = float64(wk.y[i])*wk.dotRow(int32(i), hg.wi) - 1
+		a, b := wk.rp[i], wk.rp[i+1]
+		idx, x := wk.idx[a:b:b], val[a:b:b]
+		x = x[:len(idx)]
+		yf := float64(wk.y[i])
+		var m float64
+		for k, j := range idx {
+			m += float64(x[k]) * wi[j]
+		}
+		G := yf*(m+bias*wi[nf]) - 1
+		di := 1 / (hg.s[i]/hg.a[i] + hg.t[i]/hg.u[i])
+		hg.g[i], hg.r[i], nt.dcoef[i] = G, -G, di
+		c := -G * di * yf
+		for k, j := range idx {
+			v[j] += c * float64(x[k])
+		}
+		v[nf] += c * bias
+		ops += 2 * (b - a)
+		if !hg.sorted {
+			nt.addOuter(i, di)
+			continue
+		}
+		k := b - a
+		ops += k * (k + 1) / 2
+		addOuterSorted(h, dim, di, idx, x)
+		if bias != 0 {
+			for p, jp := range idx {
+				h[int(jp)*dim+nf] += di * float64(x[p]) * bias
+			}
+			h[nf*dim+nf] += di * bias * bias
+		}
+	}
+	wk.ops += ops
+	for j := 0; j < dim; j++ {
+		h[j*dim+j]++
+		for k := j + 1; k < dim; k++ {
+			h[k*dim+j] = h[j*dim+k]
+		}
 	}
 }
 
-// ipmSolve solves (Q + D)Δα = r into hg.da, with D⁻¹ in nt.dcoef and H
-// factored.
-func (wk *worker) ipmSolve(nt *newton, hg *hinge) {
-	clear(hg.v)
-	for i, r := range hg.r {
-		if r != 0 {
-			wk.axpyRow(r*nt.dcoef[i]*float64(wk.y[i]), int32(i), hg.v)
+// addOuterSorted adds di·x xᵀ to the upper triangle of the dim×dim
+// row-major h, for a row x with strictly increasing indices idx: row jp
+// of h gets the entries from jp on, a dense scatter.
+func addOuterSorted[V floatV](h []float64, dim int, di float64, idx []int32, x []V) {
+	x = x[:len(idx)]
+	for p, jp := range idx {
+		vp := di * float64(x[p])
+		hr := h[int(jp)*dim : int(jp)*dim+dim]
+		iq, xq := idx[p:], x[p:]
+		xq = xq[:len(iq)]
+		for q, c := range iq {
+			hr[c] += vp * float64(xq[q])
 		}
 	}
+}
+
+// ipmRHSPass sets hg.v = Zᵀ D⁻¹ r.
+func ipmRHSPass[V floatV](wk *worker, nt *newton, hg *hinge, val []V) {
+	nf, bias := wk.nf, wk.bias
+	v := hg.v
+	clear(v)
+	for i, r := range hg.r {
+		a, b := wk.rp[i], wk.rp[i+1]
+		idx, x := wk.idx[a:b:b], val[a:b:b]
+		x = x[:len(idx)]
+		c := r * nt.dcoef[i] * float64(wk.y[i])
+		for k, j := range idx {
+			v[j] += c * float64(x[k])
+		}
+		v[nf] += c * bias
+	}
+	wk.ops += wk.rp[wk.n] - wk.rp[0]
+}
+
+// ipmDeltaPass sets Δα = D⁻¹(r − Z p) into hg.da and, with sum, hg.dw = ZᵀΔα.
+func ipmDeltaPass[V floatV](wk *worker, nt *newton, hg *hinge, val []V, sum bool) {
+	nf, bias := wk.nf, wk.bias
+	p, dw := hg.p, hg.dw
+	if sum {
+		clear(dw)
+	}
+	for i, r := range hg.r {
+		a, b := wk.rp[i], wk.rp[i+1]
+		idx, x := wk.idx[a:b:b], val[a:b:b]
+		x = x[:len(idx)]
+		yf := float64(wk.y[i])
+		var m float64
+		for k, j := range idx {
+			m += float64(x[k]) * p[j]
+		}
+		d := (r - yf*(m+bias*p[nf])) * nt.dcoef[i]
+		hg.da[i] = d
+		if sum {
+			c := d * yf
+			for k, j := range idx {
+				dw[j] += c * float64(x[k])
+			}
+			dw[nf] += c * bias
+		}
+	}
+	wk.ops += wk.rp[wk.n] - wk.rp[0]
+	if sum {
+		wk.ops += wk.rp[wk.n] - wk.rp[0]
+	}
+}
+
+// ipmSolve solves (Q + D)Δα = r into hg.da, with D⁻¹ in nt.dcoef, H
+// factored and v = Zᵀ D⁻¹ r in hg.v; with sum it also sets hg.dw = ZᵀΔα.
+func (wk *worker) ipmSolve(nt *newton, hg *hinge, sum bool) {
 	nt.cholSolve(1, hg.v, hg.p)
 	wk.ops += int64(nt.dim) * int64(nt.dim)
-	for i, r := range hg.r {
-		hg.da[i] = (r - float64(wk.y[i])*wk.dotRow(int32(i), hg.p)) * nt.dcoef[i]
+	if wk.val32 == nil {
+		ipmDeltaPass(wk, nt, hg, wk.val, sum)
+	} else {
+		ipmDeltaPass(wk, nt, hg, wk.val32, sum)
 	}
 }
 

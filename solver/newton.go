@@ -75,7 +75,7 @@ func (sh *shared) newtonSwitchOps() (ops int64, ok bool) {
 		// The interior-point finisher (hinge.go): per iteration H over
 		// every row, its Cholesky and two solves, and seven passes
 		// (w and the margins, two right-hand sides and two Z·p).
-		return sh.dualOps(ipmGuessIters * (7*nnz + outer + dim*dim*dim/6 + 2*dim*dim)), true
+		return sh.dualOps(ipmGuessIters * (6*nnz + outer + dim*dim*dim/6 + 2*dim*dim)), true
 	}
 	pass := 4 * nnz // margins, gradient, direction, and the line search's X·s
 	return sh.dualOps(newtonGuessIters * (pass + outer + dim*dim*dim/6)), true
@@ -198,6 +198,23 @@ func (nt *newton) gradient() float64 {
 	return math.Sqrt(dot(nt.g, nt.g))
 }
 
+// dot4 returns aᵀb with four running sums (b at least as long as a).
+func dot4(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
 func dot(a, b []float64) float64 {
 	var s float64
 	for i := range a {
@@ -218,7 +235,6 @@ func (nt *newton) denseSolve() bool {
 // factor forms H = μI + Σ D_i x_i x_iᵀ and factors it by Cholesky
 // (H = LLᵀ, L in nt.h's lower triangle); it returns false if that fails.
 func (nt *newton) factor(mu float64) bool {
-	wk := nt.wk
 	dim := nt.dim
 	h := nt.h
 	clear(h)
@@ -226,15 +242,54 @@ func (nt *newton) factor(mu float64) bool {
 		if di == 0 {
 			continue
 		}
-		a, b := wk.rp[i], wk.rp[i+1]
-		idx := wk.idx[a:b]
+		nt.addOuter(i, di)
+	}
+	// The loop filled the upper triangle (j ≤ k); mirror it and add μI.
+	for j := 0; j < dim; j++ {
+		h[j*dim+j] += mu
+		for k := j + 1; k < dim; k++ {
+			h[k*dim+j] = h[j*dim+k]
+		}
+	}
+	return nt.cholesky()
+}
+
+// addOuter adds di·x_i x_iᵀ (bias feature included) to the upper
+// triangle of nt.h.
+func (nt *newton) addOuter(i int, di float64) {
+	wk := nt.wk
+	dim, h := nt.dim, nt.h
+	a, b := wk.rp[i], wk.rp[i+1]
+	idx := wk.idx[a:b:b]
+	k := b - a
+	wk.ops += k * (k + 1) / 2
+	sorted := true
+	for q := 1; q < len(idx); q++ {
+		if idx[q] <= idx[q-1] {
+			sorted = false
+			break
+		}
+	}
+	if wk.bias != 0 {
+		bv := di * wk.bias
+		for p, jp := range idx {
+			h[int(jp)*dim+wk.nf] += bv * wk.value(a+int64(p))
+		}
+		h[wk.nf*dim+wk.nf] += bv * wk.bias
+	}
+	switch {
+	case sorted && wk.val32 == nil:
+		addOuterSorted(h, dim, di, idx, wk.val[a:b:b])
+	case sorted:
+		addOuterSorted(h, dim, di, idx, wk.val32[a:b:b])
+	default:
 		for p, jp := range idx {
 			vp := di * wk.value(a+int64(p))
 			h[int(jp)*dim+int(jp)] += vp * wk.value(a+int64(p))
 			for q := p + 1; q < len(idx); q++ {
-				// Rows from the readers have strictly increasing indices;
-				// a Dataset built by hand may not, so order each pair
-				// (and count a repeated index for both of its orders).
+				// A Dataset built by hand may have unordered rows: order
+				// each pair (and count a repeated index for both of its
+				// orders).
 				r, c := int(jp), int(idx[q])
 				v := vp * wk.value(a+int64(q))
 				if r > c {
@@ -244,35 +299,26 @@ func (nt *newton) factor(mu float64) bool {
 				}
 				h[r*dim+c] += v
 			}
-			if wk.bias != 0 {
-				h[int(jp)*dim+wk.nf] += vp * wk.bias
-			}
-		}
-		if wk.bias != 0 {
-			h[wk.nf*dim+wk.nf] += di * wk.bias * wk.bias
-		}
-		k := b - a
-		wk.ops += k * (k + 1) / 2
-	}
-	// The loop filled the upper triangle (j ≤ k); mirror it and add μI.
-	for j := 0; j < dim; j++ {
-		h[j*dim+j] += mu
-		for k := j + 1; k < dim; k++ {
-			h[k*dim+j] = h[j*dim+k]
 		}
 	}
-	// Cholesky H = LLᵀ in the lower triangle.
+}
+
+// cholesky factors nt.h = LLᵀ in its lower triangle (the upper one must
+// mirror it) and returns false if H is not numerically positive definite.
+func (nt *newton) cholesky() bool {
+	wk, dim, h := nt.wk, nt.dim, nt.h
 	for j := 0; j < dim; j++ {
 		rj := h[j*dim : j*dim+j+1]
-		d := rj[j] - dot(rj[:j], rj[:j])
+		d := rj[j] - dot4(rj[:j], rj[:j])
 		if !(d > 0) {
 			return false
 		}
 		d = math.Sqrt(d)
 		rj[j] = d
+		inv := 1 / d
 		for k := j + 1; k < dim; k++ {
 			rk := h[k*dim : k*dim+j+1]
-			rk[j] = (rk[j] - dot(rk[:j], rj[:j])) / d
+			rk[j] = (rk[j] - dot4(rk[:j], rj[:j])) * inv
 		}
 	}
 	wk.ops += int64(dim) * int64(dim) * int64(dim) / 6
