@@ -342,14 +342,6 @@ func (nt *newton) cholSolve(sign float64, b, x []float64) {
 	}
 }
 
-// value returns the k-th stored value as float64.
-func (wk *worker) value(k int64) float64 {
-	if wk.val32 == nil {
-		return wk.val[k]
-	}
-	return float64(wk.val32[k])
-}
-
 // primalNewton minimises the primal from the current w and returns the
 // Newton steps taken; it stops early on cancellation.
 func (wk *worker) primalNewton() int {

@@ -89,6 +89,10 @@ func TestRealData(t *testing.T) {
 		usePrefetch = false
 		defer func() { usePrefetch = true }()
 	}
+	if os.Getenv("ACFCD_NOPUSH") != "" {
+		usePushDups = false
+		defer func() { usePushDups = true }()
+	}
 	cache := map[string]*dataio.Dataset{}
 	for _, e := range strings.Split(spec, ",") {
 		f := strings.Split(e, ":")
@@ -121,7 +125,7 @@ func TestRealData(t *testing.T) {
 				}
 			}
 			maxEpochs, _ := strconv.Atoi(os.Getenv("ACFCD_MAXEPOCHS"))
-			_, res, err := Train(context.Background(), d, Params{Solver: s, C: c, Eps: eps, Bias: -1, Select: sel, Seed: 1, ACF: cfg, Progress: progress, MaxEpochs: maxEpochs})
+			_, res, err := Train(context.Background(), d, Params{Solver: s, C: c, Eps: eps, Bias: -1, Select: sel, Seed: 1, ACF: cfg, Progress: progress, MaxEpochs: maxEpochs, NoFallback: os.Getenv("ACFCD_NOFALLBACK") != ""})
 			cpu := cpuSeconds() - cpu0
 			if err != nil {
 				t.Fatal(err)

@@ -65,6 +65,9 @@ func (wk *worker) run(m mode) bool {
 		if stop {
 			return false
 		}
+		if wk.dupOff != nil {
+			wk.obj -= wk.pushDups()
+		}
 		if debugBatches && debugf != nil {
 			debugf("batch: steps %d (%.2f ep) viol %.4g active %d obj %.10g", wk.steps, float64(wk.steps)/float64(wk.n), viol, len(wk.active), wk.obj)
 		}

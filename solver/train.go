@@ -58,8 +58,9 @@ type Params struct {
 	// NoFallback turns off the primal Newton fallback of -s 1 and -s 7
 	// (solver/newton.go) and the interior-point finisher of -s 3
 	// (solver/hinge.go), which take over from a stalling dual once the
-	// dual has cost what a Newton solve is expected to cost. Comparisons of
-	// the coordinate selections themselves turn it off.
+	// dual has cost what a Newton solve is expected to cost, and the push
+	// of identical rows with opposite labels (-s 1, -s 3: solver/dups.go).
+	// Comparisons of the coordinate selections themselves turn it off.
 	NoFallback bool
 	// Progress, if set, is called about once per epoch. One-vs-rest classes
 	// train in parallel, so calls may come from several goroutines, but
@@ -264,6 +265,9 @@ func train(ctx context.Context, d *dataio.Dataset, p Params, pool *procPool) (*M
 	}
 	sh.done = ctx.Done()
 	sh.fallback = !p.NoFallback
+	if (sh.kind == l1svm || sh.kind == l2svm) && sh.fallback && usePushDups && sh.n <= dupsMaxRows {
+		sh.dupRows, sh.dupOff = sh.dupGroups()
+	}
 	sh.pool = pool
 	if p.Progress != nil {
 		var mu sync.Mutex
@@ -563,6 +567,8 @@ type shared struct {
 	fallback  bool      // primal Newton fallback allowed
 	pool      *procPool // spare processors, for the chunks of the full KKT pass
 	progress  func(Progress)
+
+	dupRows, dupOff []int32 // -s 3: groups of identical rows (dups.go)
 }
 
 func newShared(d *dataio.Dataset, kind lossKind, sel selection, eps, bias float64, maxEpochs int, cfg acf.Config) *shared {
