@@ -185,8 +185,18 @@ func Compression(path string) (string, error) {
 }
 
 // Decompress writes the decompressed content of path to out, with the
-// system's bzip2/gzip when present (faster) and Go's readers otherwise.
+// system's bzip2/gzip when present (faster) and Go's readers otherwise;
+// comp "" copies a plain file as it is.
 func Decompress(path, comp string, out io.Writer) error {
+	if comp == "" {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(out, f)
+		return err
+	}
 	tool := map[string]string{"bz2": "bzip2", "gz": "gzip"}[comp]
 	if p, err := exec.LookPath(tool); err == nil {
 		cmd := exec.Command(p, "-dc", path)
