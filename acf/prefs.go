@@ -267,16 +267,25 @@ func (p *Prefs) resum() float64 {
 // kahanSum returns Σ x with Neumaier's compensated summation (in float64):
 // the error is a few ulps of the result whatever len(x).
 func kahanSum(x []float32) float64 {
-	var s, comp float64
-	for _, v32 := range x {
-		v := float64(v32)
-		t := s + v
-		if math.Abs(s) >= math.Abs(v) {
-			comp += (s - t) + v
-		} else {
-			comp += (v - t) + s
-		}
-		s = t
+	var s neumaier
+	for _, v := range x {
+		s.add(float64(v))
 	}
-	return s + comp
+	return s.sum()
 }
+
+// neumaier is Neumaier's compensated sum (Kahan's, also exact when a term
+// is larger than the running sum).
+type neumaier struct{ s, c float64 }
+
+func (n *neumaier) add(v float64) {
+	t := n.s + v
+	if math.Abs(n.s) >= math.Abs(v) {
+		n.c += (n.s - t) + v
+	} else {
+		n.c += (v - t) + n.s
+	}
+	n.s = t
+}
+
+func (n *neumaier) sum() float64 { return n.s + n.c }

@@ -159,18 +159,11 @@ func (s *Scheduler) NextActive(p *Prefs, active []int32) []int32 {
 	if m == 0 {
 		return s.buf[:0]
 	}
-	var sum, comp float64 // Neumaier summation, as in kahanSum
+	var sum neumaier
 	for _, i := range active {
-		v := float64(p.p[i])
-		t := sum + v
-		if math.Abs(sum) >= math.Abs(v) {
-			comp += (sum - t) + v
-		} else {
-			comp += (v - t) + sum
-		}
-		sum = t
+		sum.add(float64(p.p[i]))
 	}
-	scale := float64(m) / (sum + comp)
+	scale := float64(m) / sum.sum()
 	b := s.buf[:cap(s.buf)]
 	acc := s.acc
 	k := 0
@@ -193,7 +186,6 @@ func (s *Scheduler) NextActive(p *Prefs, active []int32) []int32 {
 // coordinate (40 MB at 10⁷); the arithmetic stays float64. Rounding down
 // loses at most one float32 ulp (6·10⁻⁸) of credit per sweep, a relative
 // bias of that order in the frequencies, far below their sampling noise.
-//
 //
 // The step down is math.Nextafter32(f, −∞) written out, and for the usual
 // positive credit without a branch on the rounding direction (which is a

@@ -2,7 +2,6 @@ package acf
 
 import (
 	"fmt"
-	"math"
 	"math/bits"
 )
 
@@ -112,21 +111,14 @@ func (s *Scheduler) Begin(p *Prefs, shrunk []uint64) {
 		if p.changes >= s.n {
 			p.resum()
 		}
-		var comp float64 // Neumaier summation, as in kahanSum
+		var acc neumaier
 		for g := range groups {
 			lo := g << 6
 			for b := s.activeBits(shrunk, g); b != 0; b &= b - 1 {
-				v := float64(p.p[lo+bits.TrailingZeros64(b)])
-				t := sum + v
-				if math.Abs(sum) >= math.Abs(v) {
-					comp += (sum - t) + v
-				} else {
-					comp += (v - t) + sum
-				}
-				sum = t
+				acc.add(float64(p.p[lo+bits.TrailingZeros64(b)]))
 			}
 		}
-		sum += comp
+		sum = acc.sum()
 	}
 	st.scale = float64(m) / (float64(st.rounds) * sum)
 }

@@ -326,11 +326,7 @@ func ipmFormPass[V floatV](wk *worker, nt *newton, hg *hinge, val []V) {
 		idx, x := wk.idx[a:b:b], val[a:b:b]
 		x = x[:len(idx)]
 		yf := float64(wk.y[i])
-		var m float64
-		for k, j := range idx {
-			m += float64(x[k]) * wi[j]
-		}
-		G := yf*(m+bias*wi[nf]) - 1
+		G := yf*(sparseDot(idx, x, wi)+bias*wi[nf]) - 1
 		di := 1 / (hg.s[i]/hg.a[i] + hg.t[i]/hg.u[i])
 		hg.g[i], hg.r[i], nt.dcoef[i] = G, -G, di
 		c := -G * di * yf
@@ -360,6 +356,17 @@ func ipmFormPass[V floatV](wk *worker, nt *newton, hg *hinge, val []V) {
 			h[k*dim+j] = h[j*dim+k]
 		}
 	}
+}
+
+// sparseDot returns Σ_k x_k·v[idx_k] for a row stored as indices and
+// values (float32 or float64).
+func sparseDot[V floatV](idx []int32, x []V, v []float64) float64 {
+	x = x[:len(idx)]
+	var m float64
+	for k, j := range idx {
+		m += float64(x[k]) * v[j]
+	}
+	return m
 }
 
 // addOuterSorted adds di·x xᵀ to the upper triangle of the dim×dim
@@ -438,11 +445,7 @@ func ipmDeltaPass[V floatV](wk *worker, nt *newton, hg *hinge, val []V, sum bool
 		idx, x := wk.idx[a:b:b], val[a:b:b]
 		x = x[:len(idx)]
 		yf := float64(wk.y[i])
-		var m float64
-		for k, j := range idx {
-			m += float64(x[k]) * p[j]
-		}
-		d := (r - yf*(m+bias*p[nf])) * nt.dcoef[i]
+		d := (r - yf*(sparseDot(idx, x, p)+bias*p[nf])) * nt.dcoef[i]
 		hg.da[i] = d
 		if sum {
 			c := d * yf
