@@ -12,7 +12,8 @@ import (
 
 // contradictory returns wide text-like data (d+1 > newtonDenseMax, so no
 // interior-point finisher) with raw-count-like values, in which some rows
-// appear again with the other label (and some twice more).
+// appear again with the other label (and some twice more, some once
+// more with their own label).
 func contradictory() *dataio.Dataset {
 	base := synth.Text(synth.TextConfig{Rows: 600, Features: newtonDenseMax + 500, MeanNNZ: 40, Informative: 200, Noise: 0.05, Seed: 11})
 	d := &dataio.Dataset{Features: base.Features, RowPtr: []int64{0}, Value: []float64{}}
@@ -34,6 +35,9 @@ func contradictory() *dataio.Dataset {
 		if i%74 == 0 {
 			add(i, base.Label[i])
 			add(i, -base.Label[i])
+		}
+		if i%111 == 0 {
+			add(i, base.Label[i]) // uneven groups: 2+1 and 3+2 rows
 		}
 	}
 	return d
