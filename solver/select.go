@@ -328,7 +328,11 @@ func (m *acfMode) streamBatch() (float64, bool) {
 	var stop bool
 	pgMax, pgMin := math.Inf(-1), math.Inf(1)
 	length := 0
-	for b := m.sched.Chunk(); len(b) > 0 && !stop; b = m.sched.Chunk() {
+	for !stop {
+		b := m.sched.Chunk()
+		if len(b) == 0 {
+			break
+		}
 		length += len(b)
 		if m.shrinking {
 			stop = m.shrinkSteps(b, &pgMax, &pgMin)
