@@ -79,6 +79,7 @@ type worker struct {
 	newtonSteps int
 	tronRound   int     // Newton-CG switches so far in this subproblem (tron.go)
 	ipmDeferred int     // -s 3: times the switch was put off (hingeNearOptimal)
+	tronDefer   int64   // Newton-CG: ops until which a near-done dual keeps going (0: not deferred)
 	ipmGap      float64 // -s 3: the duality gap when it was last put off
 }
 
@@ -214,6 +215,7 @@ func (wk *worker) prepare(s *subproblem, pos float64) selection {
 	wk.cancelled, wk.capped = false, false
 	wk.lastViol = math.Inf(1)
 	wk.switching, wk.newtonSteps, wk.tronRound, wk.ipmDeferred = false, 0, 0, 0
+	wk.tronDefer = 0
 	wk.switchOps, _ = wk.newtonSwitchOps()
 	if testSwitchOps != 0 && wk.switchOps != 0 {
 		wk.switchOps = testSwitchOps
@@ -743,7 +745,19 @@ func (wk *worker) switchNow() bool {
 	// A step costs a random row access and the selection's bookkeeping on
 	// top of its non-zeros: on w8a (12 non-zeros a row) acf+shrink spends
 	// about as much time per step as on 8 non-zeros.
-	if wk.switchOps > 0 && wk.ops+dualStepOps*wk.steps >= wk.switchOps {
+	if cur := wk.ops + dualStepOps*wk.steps; wk.switchOps > 0 && cur >= wk.switchOps {
+		if wk.kind != l1svm && int64(wk.nf+1) > newtonDenseMax && testSwitchOps == 0 {
+			// Newton-CG (tron.go): a dual whose last sweep was near eps
+			// is nearly done; it gets tronDeferPasses more passes over
+			// the non-zeros before the switch.
+			if wk.tronDefer == 0 && wk.lastViol <= tronNearViol*wk.eps {
+				wk.tronDefer = cur + tronDeferPasses*wk.nnzAll()
+			}
+			if cur < wk.tronDefer {
+				return false
+			}
+		}
+		wk.tronDefer = 0
 		if wk.kind == l1svm && wk.ipmDeferred < ipmMaxDefer && testSwitchOps == 0 && wk.hingeNearOptimal() {
 			// -s 3: the dual is nearly done (hinge.go); it gets the
 			// same budget again before the switch.

@@ -115,3 +115,31 @@ func testPushDups(t *testing.T, d *dataio.Dataset, s int, sel string, c float64)
 		}
 	}
 }
+
+// TestTronDefer: a large-d -s 1 dual whose last sweep is near eps when the
+// switch rule fires gets more passes before Newton-CG. Forced on (any
+// violation counts as near) and off, the runs take different paths, and
+// both converge, certified independently.
+func TestTronDefer(t *testing.T) {
+	d := contradictory()
+	defer func(v float64, push bool) { tronNearViol, usePushDups = v, push }(tronNearViol, usePushDups)
+	usePushDups = false // so that the dual stalls and the rule fires
+	const eps = 1e-3
+	p := Params{Solver: 1, C: 50, Eps: eps, Select: "acf+shrink", Seed: 4}
+	var steps [2]int64
+	for k, near := range []float64{0, math.Inf(1)} {
+		tronNearViol = near
+		m, res, duals := mustTrain(t, d, p)
+		ind := evalIndependent(d, m, 0, duals[0], 1)
+		if !res.Converged || ind.violation > eps*(1+1e-9) {
+			t.Errorf("tronNearViol=%v: converged %v, independent violation %g", near, res.Converged, ind.violation)
+		}
+		if k == 0 && res.NewtonSteps == 0 {
+			t.Fatalf("the switch rule never fired (%d steps): the test needs a stalling dual", res.Iterations)
+		}
+		steps[k] = res.Iterations
+	}
+	if steps[0] == steps[1] {
+		t.Errorf("deferring the switch changed nothing (%d steps both ways)", steps[0])
+	}
+}

@@ -374,3 +374,11 @@ func (sh *shared) nnzAll() int64 {
 	}
 	return nnz
 }
+
+// tronNearViol and tronDeferPasses: the switch to Newton-CG waits while
+// the dual's last sweep violation is at most tronNearViol·eps, for at most
+// tronDeferPasses passes over the non-zeros (variables for tests).
+var (
+	tronNearViol          = 4.0
+	tronDeferPasses int64 = 20
+)
