@@ -194,3 +194,29 @@ func evalIndependent(d *dataio.Dataset, m *Model, c int, h hookData, solverNo in
 func relDiff(a, b float64) float64 {
 	return math.Abs(a-b) / math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }
+
+// float32Copies returns d with its values stored as float32, and d with
+// float64 values rounded to the same float32s (the exact problem d32 holds).
+func float32Copies(d *dataio.Dataset) (d32, rounded *dataio.Dataset) {
+	c32, cr := *d, *d
+	c32.Value, c32.Value32 = nil, make([]float32, len(d.Value))
+	cr.Value = make([]float64, len(d.Value))
+	for k, v := range d.Value {
+		c32.Value32[k] = float32(v)
+		cr.Value[k] = float64(float32(v))
+	}
+	return &c32, &cr
+}
+
+// handRows is a small problem with an unsorted row, a repeated index and an
+// empty row, as a Dataset built by hand may have; with f32 its values are
+// stored as float32.
+func handRows(f32 bool) *dataio.Dataset {
+	d := &dataio.Dataset{Rows: 4, Features: 5, RowPtr: []int64{0, 3, 5, 5, 9},
+		Index: []int32{3, 1, 4, 2, 2, 0, 4, 0, 1}, Value: []float64{1.5, -2, 0.5, 1, 3, 2, -1, 0.25, 1},
+		Label: []float64{1, -1, 1, -1}}
+	if f32 {
+		d, _ = float32Copies(d)
+	}
+	return d
+}

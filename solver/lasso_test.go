@@ -834,18 +834,10 @@ func TestLassoErrors(t *testing.T) {
 // Float32 storage gives the model of the same values stored as float64.
 func TestLassoFloat32(t *testing.T) {
 	d := lassoGen(lassoSpec{seed: 15, rows: 60, feats: 30, density: 0.2, k: 5, noise: 0.1})
-	d32 := *d
-	d32.Value32 = make([]float32, len(d.Value))
-	d64 := *d
-	d64.Value = make([]float64, len(d.Value))
-	for k, v := range d.Value {
-		d32.Value32[k] = float32(v)
-		d64.Value[k] = float64(float32(v))
-	}
-	d32.Value = nil
+	d32, d64 := float32Copies(d)
 	p := Params{Lambda: 1, Intercept: true, Select: "uniform", Seed: 1}
-	m1, _ := lassoTrain(t, &d32, p)
-	m2, _ := lassoTrain(t, &d64, p)
+	m1, _ := lassoTrain(t, d32, p)
+	m2, _ := lassoTrain(t, d64, p)
 	for j := range m1.W {
 		if m1.W[j] != m2.W[j] {
 			t.Fatalf("float32 storage: w[%d] %g vs %g", j, m1.W[j], m2.W[j])

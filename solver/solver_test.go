@@ -375,25 +375,17 @@ func TestTrackedObjectiveFinite(t *testing.T) {
 // with float64 storage holding the same (float32-rounded) values.
 func TestFloat32(t *testing.T) {
 	for _, pr := range testProblems() {
-		d64 := *pr.d
-		d64.Value = make([]float64, len(pr.d.Value))
-		d32 := *pr.d
-		d32.Value = nil
-		d32.Value32 = make([]float32, len(pr.d.Value))
-		for k, v := range pr.d.Value {
-			d32.Value32[k] = float32(v)
-			d64.Value[k] = float64(float32(v))
-		}
+		d32, d64 := float32Copies(pr.d)
 		for _, s := range allSolvers {
 			for _, sel := range []string{"acf", "acf+shrink"} {
 				p := Params{Solver: s, C: pr.c, Eps: 1e-4, Bias: pr.bias, Weights: pr.weights, Select: sel, Seed: 5, MaxEpochs: 100000}
-				m64, r64, _ := mustTrain(t, &d64, p)
-				m32, r32, duals := mustTrain(t, &d32, p)
+				m64, r64, _ := mustTrain(t, d64, p)
+				m32, r32, duals := mustTrain(t, d32, p)
 				if !r32.Converged || relDiff(r32.Objective, r64.Objective) > 1e-6 {
 					t.Errorf("%s s=%d %s: float32 objective %v (converged %v), float64 %v", pr.name, s, sel, r32.Objective, r32.Converged, r64.Objective)
 				}
 				for c := 0; c < m32.NrW; c++ {
-					if ind := evalIndependent(&d64, m32, c, duals[c], s); ind.wDiff > 1e-6 || ind.violation > 1e-4*(1+1e-6) {
+					if ind := evalIndependent(d64, m32, c, duals[c], s); ind.wDiff > 1e-6 || ind.violation > 1e-4*(1+1e-6) {
 						t.Errorf("%s s=%d %s class %d: w mismatch %g, violation %g", pr.name, s, sel, c, ind.wDiff, ind.violation)
 					}
 				}

@@ -185,20 +185,11 @@ func TestTronCancel(t *testing.T) {
 // preconditioner's diag(H) against brute force, on rows with unsorted and
 // repeated indices and float32 values.
 func TestTronHessianVector(t *testing.T) {
-	d := &dataio.Dataset{Rows: 4, Features: 5, RowPtr: []int64{0, 3, 5, 5, 9},
-		Index: []int32{3, 1, 4, 2, 2, 0, 4, 0, 1}, Value: []float64{1.5, -2, 0.5, 1, 3, 2, -1, 0.25, 1},
-		Label: []float64{1, -1, 1, -1}}
+	d := handRows(false) // the brute force's values (exact in float32 too)
 	for _, f32 := range []bool{false, true} {
-		dd := *d
-		if f32 {
-			dd.Value32 = make([]float32, len(d.Value))
-			for k, v := range d.Value {
-				dd.Value32[k] = float32(v)
-			}
-			dd.Value = nil
-		}
+		dd := handRows(f32)
 		for _, bias := range []float64{-1, 0.5} {
-			sh := newShared(&dd, l2svm, selACF, 1e-3, bias, 10, Params{}.ACF)
+			sh := newShared(dd, l2svm, selACF, 1e-3, bias, 10, Params{}.ACF)
 			wk := newWorker(sh, nil)
 			nt := wk.newNewton()
 			nt.newTron()

@@ -592,22 +592,14 @@ func TestWWErrorsAndEdges(t *testing.T) {
 	}
 	// float32 storage gives the same solution as float64 of the rounded values
 	d64 := wwProblems()[1].d
-	d32 := *d64
-	d32.Value32 = make([]float32, len(d64.Value))
-	dr := *d64
-	dr.Value = make([]float64, len(d64.Value))
-	for k, v := range d64.Value {
-		d32.Value32[k] = float32(v)
-		dr.Value[k] = float64(float32(v))
-	}
-	d32.Value = nil
+	d32, dr := float32Copies(d64)
 	p := Params{C: 2, Eps: 1e-8, Bias: 1, Select: "acf", Seed: 4, MaxEpochs: 100000}
-	m32, r32, du := wwTrain(t, &d32, p)
-	mr, rr, _ := wwTrain(t, &dr, p)
+	m32, r32, du := wwTrain(t, d32, p)
+	mr, rr, _ := wwTrain(t, dr, p)
 	if !r32.Converged || relDiff(r32.Objective, rr.Objective) > 1e-9 {
 		t.Fatalf("float32 objective %v, float64 %v", r32.Objective, rr.Objective)
 	}
-	if ev := wwEvaluate(&d32, m32, du); ev.wDiff > 1e-10 || ev.violation > 1e-8*(1+1e-9) {
+	if ev := wwEvaluate(d32, m32, du); ev.wDiff > 1e-10 || ev.violation > 1e-8*(1+1e-9) {
 		t.Fatalf("float32: %+v", ev)
 	}
 	for j := range mr.W {
