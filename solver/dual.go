@@ -72,15 +72,17 @@ type worker struct {
 	class      int
 
 	// primal Newton fallback (newton.go)
-	nt          *newton
-	hg          *hinge // the hinge finisher's extra buffers (hinge.go)
-	switchOps   int64  // hand over to Newton once ops reaches this (0: never)
-	switching   bool
-	newtonSteps int
-	tronRound   int     // Newton-CG switches so far in this subproblem (tron.go)
-	ipmDeferred int     // -s 3: times the switch was put off (hingeNearOptimal)
-	tronDefer   int64   // Newton-CG: ops until which a near-done dual keeps going (0: not deferred)
-	ipmGap      float64 // -s 3: the duality gap when it was last put off
+	nt           *newton
+	hg           *hinge // the hinge finisher's extra buffers (hinge.go)
+	switchOps    int64  // hand over to Newton once ops reaches this (0: never)
+	switching    bool
+	newtonSteps  int
+	tronRound    int           // Newton-CG switches so far in this subproblem (tron.go)
+	ipmDeferred  int           // -s 3: times the switch was put off (hingeNearOptimal)
+	tronDefer    int64         // Newton-CG: ops until which a near-done dual keeps going (0: not deferred)
+	onViolator   func(i int32) // told of each violator a failed full KKT pass stepped on
+	earlyChecked bool          // acf, acf+shrink: the full KKT pass at earlyCheck·eps has run
+	ipmGap       float64       // -s 3: the duality gap when it was last put off
 }
 
 // newWorker returns a worker with its own buffers. w, if not nil, is used
@@ -161,6 +163,7 @@ func (wk *worker) solve(s *subproblem, pos float64) {
 	sel := wk.prepare(s, pos)
 	converged := wk.run(wk.newMode(sel, s.seed))
 	for round := uint64(1); wk.switching; round++ {
+		wk.onViolator = nil // the mode that ran is done
 		wk.switching, wk.switchOps = false, 0
 		var improved bool
 		if wk.kind == l1svm {
@@ -216,6 +219,7 @@ func (wk *worker) prepare(s *subproblem, pos float64) selection {
 	wk.lastViol = math.Inf(1)
 	wk.switching, wk.newtonSteps, wk.tronRound, wk.ipmDeferred = false, 0, 0, 0
 	wk.tronDefer = 0
+	wk.earlyChecked = false
 	wk.switchOps, _ = wk.newtonSwitchOps()
 	if testSwitchOps != 0 && wk.switchOps != 0 {
 		wk.switchOps = testSwitchOps
@@ -617,6 +621,9 @@ func (wk *worker) kktPass(fix bool) bool {
 					wk.obj -= gain
 				} else {
 					wk.obj -= wk.svmMove(i, G)
+				}
+				if wk.onViolator != nil {
+					wk.onViolator(i)
 				}
 			}
 			viol = max(viol, v)

@@ -331,7 +331,7 @@ func TestHingeDefersNearOptimal(t *testing.T) {
 		rows int
 		c    float64
 		eps  float64
-	}{{2000, 0.1, 1e-3}, {5000, 0.3, 1e-2}} {
+	}{{2000, 0.2, 1e-3}, {5000, 0.3, 1e-2}} {
 		d := genData(genSpec{seed: 11, rows: tc.rows, feats: 30, density: 0.3, labels: []float64{1, -1}, noise: 0.05})
 		p := Params{Solver: 3, C: tc.c, Eps: tc.eps, Seed: 1}
 		name := fmt.Sprintf("rows=%d/C=%g/eps=%g", tc.rows, tc.c, tc.eps)
