@@ -89,8 +89,9 @@ func (wk *worker) run(m mode) bool {
 				// visited since w moved, violate by far more (debian-desc
 				// -s 3 -c 1000: 2,619 violators, up to 4.4, at eps 0.01).
 				// One full pass at 10·eps finds them early, steps on them
-				// and raises their preferences (violator): 11–25% fewer
-				// operations on debian-desc -s 1, 3 and 7.
+				// and raises their preferences (violator): 25%, 13% and
+				// 9% fewer operations on debian-desc -s 1, 3 (-c 1000)
+				// and 7 (-c 100).
 				wk.earlyChecked = true
 				if wk.kktPass(true) {
 					return true
@@ -287,17 +288,29 @@ func newACFMode(wk *worker, seed uint64, shrinking bool) *acfMode {
 }
 
 // violator is told of each coordinate that a failed full KKT pass found
-// violating (and stepped on): it gets the largest preference, and if
-// shrunk it is brought back. Such coordinates are rarely shrunk ones: on
-// debian-desc -s 3 -c 1000 six of 1131, -s 1 none of four. They are
-// active coordinates of low preference that the sweeps had not visited
-// since w moved; at p_min a coordinate gets one visit in about 20 sweeps.
-// (Setting them to 1, the starting preference, instead of p_max took 4%
-// more operations on -s 1, as many on -s 3.) While a failed pass finds
-// violators, the other shrunk coordinates stay shrunk; liblinear's
-// unshrink of all comes after partialUnshrinks such passes in a row.
+// violating (and stepped on): it gets the largest preference (-s 7: at
+// least 1, the starting one), and if shrunk it is brought back. Such
+// coordinates are rarely shrunk ones: on debian-desc -s 3 -c 1000 six of
+// 1131, -s 1 none of four. They are active coordinates of low preference
+// that the sweeps had not visited since w moved; at p_min a coordinate
+// gets one visit in about 20 sweeps. Operations over seeds 0–2 at -e 0.01
+// (with the early pass of run):
+//   - SVMs: p_max. Raising them to at least 1 instead took 8% more on
+//     debian-desc -s 1 -c 1000 (1783M against 1647M), 3% more on -s 3.
+//   - -s 7: at least 1. p_max took 29% more on news20bin -c 0.1 (178M
+//     against 138M) and 10% more on debian-desc -c 1000 (1607M against
+//     1459M): a logistic dual has no bounds, and its failed passes find
+//     many violators, whose p_max then crowds out the rest.
+//
+// While a failed pass finds violators, the other shrunk coordinates stay
+// shrunk; liblinear's unshrink of all comes after partialUnshrinks such
+// passes in a row.
 func (m *acfMode) violator(i int32) {
-	m.prefs.Set(int(i), math.Inf(1))
+	p := math.Inf(1) // p_max
+	if m.wk.kind == logistic {
+		p = max(m.prefs.P(int(i)), 1)
+	}
+	m.prefs.Set(int(i), p)
 	wk := m.wk
 	if m.shrinking && wk.shrunk[i>>6]&(1<<(i&63)) != 0 {
 		wk.shrunk[i>>6] &^= 1 << (i & 63)
