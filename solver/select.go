@@ -89,7 +89,7 @@ func (wk *worker) run(m mode) bool {
 				// visited since w moved, violate by far more (debian-desc
 				// -s 3 -c 1000: 2,619 violators, up to 4.4, at eps 0.01).
 				// One full pass at 10·eps finds them early, steps on them
-				// and raises their preferences (violator): 25%, 13% and
+				// and raises their preferences (violator): 23%, 13% and
 				// 9% fewer operations on debian-desc -s 1, 3 (-c 1000)
 				// and 7 (-c 100).
 				wk.earlyChecked = true
