@@ -21,6 +21,8 @@ package acf
 import (
 	"fmt"
 	"math"
+
+	"github.com/acfcd/acfcd/internal/compsum"
 )
 
 // Defaults of Config, from the paper.
@@ -267,25 +269,9 @@ func (p *Prefs) resum() float64 {
 // kahanSum returns Σ x with Neumaier's compensated summation (in float64):
 // the error is a few ulps of the result whatever len(x).
 func kahanSum(x []float32) float64 {
-	var s neumaier
+	var s compsum.Sum
 	for _, v := range x {
-		s.add(float64(v))
+		s.Add(float64(v))
 	}
-	return s.sum()
+	return s.Value()
 }
-
-// neumaier is Neumaier's compensated sum (Kahan's, also exact when a term
-// is larger than the running sum).
-type neumaier struct{ s, c float64 }
-
-func (n *neumaier) add(v float64) {
-	t := n.s + v
-	if math.Abs(n.s) >= math.Abs(v) {
-		n.c += (n.s - t) + v
-	} else {
-		n.c += (v - t) + n.s
-	}
-	n.s = t
-}
-
-func (n *neumaier) sum() float64 { return n.s + n.c }

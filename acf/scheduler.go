@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/acfcd/acfcd/internal/compsum"
 )
 
 // slack is the rounding tolerance of the accumulators: a coordinate is
@@ -159,11 +161,11 @@ func (s *Scheduler) NextActive(p *Prefs, active []int32) []int32 {
 	if m == 0 {
 		return s.buf[:0]
 	}
-	var sum neumaier
+	var sum compsum.Sum
 	for _, i := range active {
-		sum.add(float64(p.p[i]))
+		sum.Add(float64(p.p[i]))
 	}
-	scale := float64(m) / sum.sum()
+	scale := float64(m) / sum.Value()
 	b := s.buf[:cap(s.buf)]
 	acc := s.acc
 	k := 0

@@ -3,6 +3,8 @@ package acf
 import (
 	"fmt"
 	"math/bits"
+
+	"github.com/acfcd/acfcd/internal/compsum"
 )
 
 // Streamed sweeps: the same accumulator rule as Next and NextActive, handed
@@ -111,14 +113,14 @@ func (s *Scheduler) Begin(p *Prefs, shrunk []uint64) {
 		if p.changes >= s.n {
 			p.resum()
 		}
-		var acc neumaier
+		var acc compsum.Sum
 		for g := range groups {
 			lo := g << 6
 			for b := s.activeBits(shrunk, g); b != 0; b &= b - 1 {
-				acc.add(float64(p.p[lo+bits.TrailingZeros64(b)]))
+				acc.Add(float64(p.p[lo+bits.TrailingZeros64(b)]))
 			}
 		}
-		sum = acc.sum()
+		sum = acc.Value()
 	}
 	st.scale = float64(m) / (float64(st.rounds) * sum)
 }

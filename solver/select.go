@@ -262,7 +262,6 @@ type acfMode struct {
 	shrinking          bool
 	streamed           bool // see sweepStreamMin
 	pgMaxOld, pgMinOld float64
-	violators          int // reported by the last failed KKT pass
 	partial            int // failed passes since the last full unshrink
 }
 
@@ -281,7 +280,7 @@ func newACFMode(wk *worker, seed uint64, shrinking bool) *acfMode {
 		if !m.streamed && cap(wk.active) < wk.n {
 			wk.active = make([]int32, wk.n)
 		}
-		m.failedCheck()
+		m.unshrinkAll()
 	}
 	wk.onViolator = m.violator
 	return m
@@ -318,23 +317,30 @@ func (m *acfMode) violator(i int32) {
 			wk.active = append(wk.active, i)
 		}
 	}
-	m.violators++
 }
 
 // partialUnshrinks: see violator.
 const partialUnshrinks = 3
 
+// failedCheck: a failed pass always steps on at least one violator
+// (violator has brought it back), so the others stay shrunk until
+// partialUnshrinks such passes have come in a row.
 func (m *acfMode) failedCheck() {
 	if !m.shrinking {
 		return
 	}
-	wk := m.wk
-	if m.violators > 0 && m.partial < partialUnshrinks {
+	if m.partial < partialUnshrinks {
 		m.partial++
-		m.violators = 0
 		return
 	}
-	m.partial, m.violators = 0, 0
+	m.unshrinkAll()
+}
+
+// unshrinkAll is liblinear's unshrink: every coordinate active again,
+// the shrinking thresholds reset.
+func (m *acfMode) unshrinkAll() {
+	wk := m.wk
+	m.partial = 0
 	m.pgMaxOld, m.pgMinOld = math.Inf(1), math.Inf(-1)
 	clear(wk.shrunk)
 	if m.streamed {

@@ -3,6 +3,8 @@ package benchkit
 import (
 	"math"
 	"sort"
+
+	"github.com/acfcd/acfcd/internal/compsum"
 )
 
 // Median of xs (NaN for none).
@@ -21,18 +23,4 @@ func Median(xs []float64) float64 {
 
 // Sum is a Neumaier compensated sum, so that C·Σ loss over millions of
 // rows keeps its digits for 1e-6 comparisons of objectives.
-type Sum struct{ sum, comp float64 }
-
-// Add adds x.
-func (k *Sum) Add(x float64) {
-	t := k.sum + x
-	if math.Abs(k.sum) >= math.Abs(x) {
-		k.comp += (k.sum - t) + x
-	} else {
-		k.comp += (x - t) + k.sum
-	}
-	k.sum = t
-}
-
-// Value is the sum so far.
-func (k *Sum) Value() float64 { return k.sum + k.comp }
+type Sum = compsum.Sum
