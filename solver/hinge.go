@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,6 +29,13 @@ import (
 // predictor's right-hand side together; one gives the predictor's Δα; one
 // the corrector's right-hand side; and one its Δα together with ZᵀΔα,
 // which moves w along with α.
+//
+// Most α end at a bound, and the method notices early: an α_i within
+// ipmSettleRel·C_i of a bound whose multiplier is at least ipmSettleMul
+// is set to that bound and leaves the working set (ipmSettle), so that
+// the passes, which are most of the work, shrink as the method goes.
+// The passes run in fixed ranges of the working set on the spare
+// processors (ipmPartition).
 //
 // The interior iterates never sit at a bound, so every iteration (once the
 // gap is small) rounds them: α_i → 0 when its multiplier s_i dominates,
@@ -58,8 +66,11 @@ const (
 	// Rounding is tried once the complementarity Σ α_i s_i + u_i t_i is
 	// below ipmRoundRel·|f|, and the method ends, rounded, below
 	// ipmStopRel·|f| (scaled down for eps below liblinear's default, and
-	// at least 1e-13, where rounding errors dominate) even if the rounded
-	// point is not within eps: from there dual CD needs a few epochs (a9a,
+	// at least 1e-13, where rounding errors dominate) once the largest
+	// dual residual |G_i − s_i + t_i| is also within eps (settling moves
+	// w, and a small complementarity alone then left points that dual CD
+	// needed hundreds of epochs to finish: w8a, C = 1000), even if the
+	// rounded point is not within eps: from there dual CD needs a few epochs (a9a,
 	// C = 1 to 100: 2 to 8), fewer than the interior-point iterations to
 	// get the rounding exact. |f| is capped by |f| at the switch: the pull
 	// into the interior can make f large (w8a, C = 1000: 5·10¹² with
@@ -94,10 +105,22 @@ const (
 	// a9a C = 1, -e 0.01: 0.68, about even (0.279 vs 0.27), and C ≥ 10: ≥ 10.
 )
 
-// ipmNearGap and ipmMaxDefer: see above (variables for tests).
+// ipmSettleRel and ipmSettleMul (ipmSettle) were measured at -e 0.01 on
+// a9a, w8a, a1a, a5a, dna and usps, C = 1 to 1000, two or three seeds:
+// with 10⁻⁴ the operations fell by 10–55% (w8a, C = 10: 921M → 445M over
+// three seeds; C = 1000: 2437M → 1548M) and dual CD finished from the
+// rounded point in at most a few tens of epochs; with 10⁻³ they fell
+// further but some runs then needed 300–700 epochs of dual CD (w8a,
+// C = 1000, seed 0; dna, C = 100), because examples settled early, at
+// α up to C_i/1000, belonged elsewhere. A multiplier threshold of 10⁻³
+// to 10⁻¹ made no difference; 1 or 10 kept too many examples.
+//
+// ipmNearGap and ipmMaxDefer: see above. (Variables for tests.)
 var (
-	ipmNearGap  = 1e-4
-	ipmMaxDefer = 4
+	ipmSettleRel = 1e-4
+	ipmSettleMul = 0.1
+	ipmNearGap   = 1e-4
+	ipmMaxDefer  = 4
 )
 
 // hingeNearOptimal reports whether the duality gap at the dual's point is
@@ -127,6 +150,25 @@ type hinge struct {
 	v, p, wi   []float64 // dense: Zᵀ D⁻¹ r, H⁻¹v and w at the interior α
 	dw         []float64 // dense: ZᵀΔα
 	sorted     bool      // every row's indices strictly increase
+	parts      []ipmPart // the passes' ranges of set (ipmPartition)
+	// set lists the examples the method still works on; the per-example
+	// slices above (and nt.dcoef) are indexed by position in set. An
+	// example leaves it when its α is settled at a bound (ipmSettle), and
+	// w of those, wfix, and their Σα, fixed, are constants after that.
+	set   []int32
+	wfix  []float64
+	fixed float64
+	// binary: every stored value is 1 (rowDot).
+	binary bool
+}
+
+// ipmPart is one fixed range of rows of the interior-point passes, with
+// its own partial sums (part 0 sums straight into the totals).
+type ipmPart struct {
+	lo, hi int
+	h      []float64 // dim×dim: this range's Σ D_i⁻¹ z_i z_iᵀ (upper triangle)
+	v, dw  []float64 // dense: this range's share of Zᵀ D⁻¹ r and ZᵀΔα
+	ops    int64
 }
 
 func (wk *worker) newHinge() (*newton, *hinge) {
@@ -137,7 +179,7 @@ func (wk *worker) newHinge() (*newton, *hinge) {
 		wk.hg = &hinge{a: f[:n], u: f[n : 2*n], s: f[2*n : 3*n], t: f[3*n : 4*n], g: f[4*n : 5*n],
 			r: f[5*n : 6*n], da: f[6*n : 7*n], das: f[7*n : 8*n], dat: f[8*n : 9*n],
 			v: make([]float64, nt.dim), p: make([]float64, nt.dim), wi: make([]float64, nt.dim),
-			dw: make([]float64, nt.dim), sorted: true}
+			dw: make([]float64, nt.dim), sorted: true, set: make([]int32, n), wfix: make([]float64, nt.dim)}
 		for i := range n {
 			idx := wk.idx[wk.rp[i]:wk.rp[i+1]]
 			for q := 1; q < len(idx); q++ {
@@ -146,8 +188,125 @@ func (wk *worker) newHinge() (*newton, *hinge) {
 				}
 			}
 		}
+		wk.hg.parts = wk.ipmPartition(nt)
+		wk.hg.binary = useBinaryRows
+		for k := wk.rp[0]; k < wk.rp[n] && wk.hg.binary; k++ {
+			wk.hg.binary = wk.value(k) == 1
+		}
 	}
 	return nt, wk.hg
+}
+
+// The passes over the data (forming H, the right-hand sides, Δα) split
+// the rows into a fixed number of ranges of about equal non-zeros, each
+// summing into its own partial H and vectors, which are then added in
+// order; the ranges run on the spare processors of the pool (procs.go).
+// The number of ranges depends only on the data, never on how many
+// processors are free, so the same data gives the same bits everywhere.
+// ipmParallelNNZ: below it one range (starting helpers would not pay);
+// ipmPartsMem bounds the partial H matrices' memory, 8·dim² bytes each.
+var (
+	ipmParallelNNZ int64 = 1 << 16
+	// useBinaryRows: the passes skip the values of all-ones data (rowDot);
+	// off only in tests, which compare the two paths.
+	useBinaryRows = true
+	// testHookIPMPart, when set by a test, is called before each range
+	// of an interior-point pass, with whether a helper runs it.
+	testHookIPMPart func(helper bool)
+	ipmMaxParts     = 4
+	ipmPartsMem     = 32 << 20
+)
+
+// ipmPartition returns the passes' ranges, not yet bounded (ipmBound):
+// one when the rows are not all sorted (nt.addOuter sums straight into
+// nt.h), when the data is small, or when a second H would not fit in
+// ipmPartsMem.
+func (wk *worker) ipmPartition(nt *newton) []ipmPart {
+	dim, n := nt.dim, wk.n
+	np := 1
+	if nnz := wk.rp[n] - wk.rp[0]; wk.hg.sorted && nnz >= ipmParallelNNZ {
+		np = min(ipmMaxParts, max(1, ipmPartsMem/(8*dim*dim)), n)
+	}
+	parts := make([]ipmPart, np)
+	for k := 1; k < np; k++ {
+		parts[k].h = make([]float64, dim*dim)
+		parts[k].v = make([]float64, dim)
+		parts[k].dw = make([]float64, dim)
+	}
+	return parts
+}
+
+// ipmBound splits set into the parts' ranges of about equal non-zeros.
+func (wk *worker) ipmBound(hg *hinge) {
+	var total int64
+	for _, i := range hg.set {
+		total += wk.rp[i+1] - wk.rp[i]
+	}
+	np := int64(len(hg.parts))
+	var sum int64
+	k, lo := int64(0), 0
+	for q, i := range hg.set {
+		// Part k ends before the first position at which the non-zeros
+		// reach (k+1)/np of the total.
+		for k < np-1 && sum >= total*(k+1)/np {
+			hg.parts[k].lo, hg.parts[k].hi = lo, q
+			lo = q
+			k++
+		}
+		sum += wk.rp[i+1] - wk.rp[i]
+	}
+	for ; k < np; k++ {
+		hg.parts[k].lo, hg.parts[k].hi = lo, len(hg.set)
+		lo = len(hg.set)
+	}
+}
+
+// ipmRun calls fn on every part, on the calling goroutine and as many
+// helpers as the pool spares.
+func (wk *worker) ipmRun(fn func(k int, p *ipmPart)) {
+	parts := wk.hg.parts
+	helpers := 0
+	if len(parts) > 1 {
+		helpers = wk.pool.take(len(parts) - 1)
+	}
+	if helpers == 0 {
+		for k := range parts {
+			if testHookIPMPart != nil {
+				testHookIPMPart(false)
+			}
+			fn(k, &parts[k])
+		}
+		return
+	}
+	var next atomic.Int64
+	runHelpers(wk.pool, helpers, func(helper bool) {
+		for {
+			k := int(next.Add(1) - 1)
+			if k >= len(parts) {
+				return
+			}
+			if testHookIPMPart != nil {
+				testHookIPMPart(helper)
+			}
+			fn(k, &parts[k])
+		}
+	}, func() { next.Store(int64(len(parts))) })
+}
+
+// ipmSum adds the parts' partial sums of one vector (selected by vec)
+// into the total, part 0's, in order, and their operations into wk.ops.
+func (wk *worker) ipmSum(vec func(p *ipmPart) []float64) {
+	parts := wk.hg.parts
+	total := vec(&parts[0])
+	for k := range parts {
+		wk.ops += parts[k].ops
+		parts[k].ops = 0
+		if k > 0 {
+			for j, x := range vec(&parts[k]) {
+				total[j] += x
+			}
+		}
+	}
 }
 
 // hingeFinish runs the interior-point method from the current α and
@@ -162,6 +321,15 @@ func (wk *worker) hingeFinish() int {
 	copy(nt.w, wk.w)
 	nt.obj = wk.obj
 	n := wk.n
+	hg.a, hg.u, hg.s, hg.t = hg.a[:n], hg.u[:n], hg.s[:n], hg.t[:n]
+	hg.g, hg.r, hg.da, hg.das, hg.dat = hg.g[:n], hg.r[:n], hg.da[:n], hg.das[:n], hg.dat[:n]
+	hg.set = hg.set[:n]
+	for i := range hg.set {
+		hg.set[i] = int32(i)
+	}
+	clear(hg.wfix)
+	hg.fixed = 0
+	wk.ipmBound(hg)
 
 	// Start: the dual's α, pulled into the interior by how far its
 	// gradient points out of the box, and perfectly centred multipliers.
@@ -204,6 +372,7 @@ func (wk *worker) hingeFinish() int {
 	stopRel := max(ipmStopRel*min(1, wk.eps/0.05), 1e-13)
 	tried := false
 	iters := 0
+	rdMax := math.Inf(1) // largest |G_i − s_i + t_i| at the last iterate
 loop:
 	for iters < ipmMaxIter {
 		select {
@@ -216,9 +385,9 @@ loop:
 		for i := range hg.a {
 			comp += hg.a[i]*hg.s[i] + hg.u[i]*hg.t[i]
 		}
-		mu := comp / float64(2*n)
+		mu := comp / float64(2*len(hg.a))
 		// The dual objective at the interior point, for the gap test.
-		fval = 0.5 * dot(hg.wi, hg.wi)
+		fval = 0.5*dot(hg.wi, hg.wi) - hg.fixed
 		for _, a := range hg.a {
 			fval -= a
 		}
@@ -234,7 +403,11 @@ loop:
 		}
 		if comp <= ipmRoundRel*fs {
 			tried = true
-			if viol := wk.ipmRound(hg); viol <= wk.eps || comp <= stopRel*fs {
+			viol := wk.ipmRound(hg)
+			if debugf != nil {
+				debugf("ipm %d: largest dual residual %.3g", iters, rdMax)
+			}
+			if viol <= wk.eps || comp <= stopRel*fs && rdMax <= wk.eps {
 				break
 			}
 		}
@@ -268,12 +441,14 @@ loop:
 		// Corrector: complementarity rs = σμ − αs − Δα·Δs, rt = σμ − ut + Δα·Δt,
 		// r = −(Qα − 1 − s + t) + rs/α − rt/u.
 		sm := sigma * mu
+		rdMax = 0
 		for i, G := range hg.g {
 			da := hg.da[i]
 			rs := sm - hg.a[i]*hg.s[i] - da*hg.das[i]
 			rt := sm - hg.u[i]*hg.t[i] + da*hg.dat[i]
 			hg.das[i], hg.dat[i] = rs, rt
 			rd := G - hg.s[i] + hg.t[i]
+			rdMax = max(rdMax, math.Abs(rd))
 			hg.r[i] = -rd + rs/hg.a[i] - rt/hg.u[i]
 		}
 		if wk.val32 == nil {
@@ -297,10 +472,14 @@ loop:
 		for j, d := range hg.dw {
 			hg.wi[j] += step * d
 		}
+		if !tried {
+			wk.ipmSettle(hg)
+		}
 	}
 	if !tried {
 		wk.ipmRound(hg)
 	}
+	wk.rebuildW()
 	if debugf != nil {
 		debugf("ipm: %d iterations in %v", iters, time.Since(t0))
 	}
@@ -316,32 +495,59 @@ type floatV interface{ ~float32 | ~float64 }
 // hg.r = −G, hg.v = Zᵀ D⁻¹ r, and H = I + Zᵀ D⁻¹ Z in nt.h (both
 // triangles).
 func ipmFormPass[V floatV](wk *worker, nt *newton, hg *hinge, val []V) {
-	dim, h, nf, bias := nt.dim, nt.h, wk.nf, wk.bias
-	wi, v := hg.wi[:dim], hg.v[:dim]
-	clear(h)
-	clear(v)
+	dim, h := nt.dim, nt.h
+	hg.parts[0].h, hg.parts[0].v = h, hg.v
+	wk.ipmRun(func(_ int, p *ipmPart) {
+		clear(p.h)
+		clear(p.v)
+		ipmFormRows(wk, nt, hg, val, p)
+	})
+	wk.ipmSum(func(p *ipmPart) []float64 { return p.v })
+	for _, p := range hg.parts[1:] {
+		for j := 0; j < dim; j++ {
+			hj, pj := h[j*dim+j:(j+1)*dim], p.h[j*dim+j:(j+1)*dim]
+			for k, x := range pj {
+				hj[k] += x
+			}
+		}
+	}
+	for j := 0; j < dim; j++ {
+		h[j*dim+j]++
+		for k := j + 1; k < dim; k++ {
+			h[k*dim+j] = h[j*dim+k]
+		}
+	}
+}
+
+// ipmFormRows is ipmFormPass over the rows of part p, into p.h and p.v.
+func ipmFormRows[V floatV](wk *worker, nt *newton, hg *hinge, val []V, p *ipmPart) {
+	dim, nf, bias := nt.dim, wk.nf, wk.bias
+	wi, v, h := hg.wi[:dim], p.v[:dim], p.h
 	var ops int64
-	for i := range hg.g {
+	for q := p.lo; q < p.hi; q++ {
+		i := hg.set[q]
 		a, b := wk.rp[i], wk.rp[i+1]
 		idx, x := wk.idx[a:b:b], val[a:b:b]
 		x = x[:len(idx)]
 		yf := float64(wk.y[i])
-		G := yf*(sparseDot(idx, x, wi)+bias*wi[nf]) - 1
-		di := 1 / (hg.s[i]/hg.a[i] + hg.t[i]/hg.u[i])
-		hg.g[i], hg.r[i], nt.dcoef[i] = G, -G, di
+		G := yf*(rowDot(idx, x, wi, hg.binary)+bias*wi[nf]) - 1
+		di := 1 / (hg.s[q]/hg.a[q] + hg.t[q]/hg.u[q])
+		hg.g[q], hg.r[q], nt.dcoef[q] = G, -G, di
 		c := -G * di * yf
-		for k, j := range idx {
-			v[j] += c * float64(x[k])
-		}
+		rowAxpy(c, idx, x, v, hg.binary)
 		v[nf] += c * bias
 		ops += 2 * (b - a)
 		if !hg.sorted {
-			nt.addOuter(i, di)
+			nt.addOuter(int(i), di) // one part only (ipmPartition)
 			continue
 		}
 		k := b - a
 		ops += k * (k + 1) / 2
-		addOuterSorted(h, dim, di, idx, x)
+		if hg.binary {
+			addOuterSortedOnes(h, dim, di, idx)
+		} else {
+			addOuterSorted(h, dim, di, idx, x)
+		}
 		if bias != 0 {
 			for p, jp := range idx {
 				h[int(jp)*dim+nf] += di * float64(x[p]) * bias
@@ -349,13 +555,7 @@ func ipmFormPass[V floatV](wk *worker, nt *newton, hg *hinge, val []V) {
 			h[nf*dim+nf] += di * bias * bias
 		}
 	}
-	wk.ops += ops
-	for j := 0; j < dim; j++ {
-		h[j*dim+j]++
-		for k := j + 1; k < dim; k++ {
-			h[k*dim+j] = h[j*dim+k]
-		}
-	}
+	p.ops += ops
 }
 
 // sparseDot returns Σ_k x_k·v[idx_k] for a row stored as indices and
@@ -367,6 +567,66 @@ func sparseDot[V floatV](idx []int32, x []V, v []float64) float64 {
 		m += float64(x[k]) * v[j]
 	}
 	return m
+}
+
+// rowDot is sparseDot, or with binary (every stored value is 1) the sum
+// of v over the row's indices, which does not read the values at all: the
+// passes are bound by memory, and one-hot data (a9a, w8a) stores 8 bytes
+// of value per 4 of index. (Multiplying by 1 is exact: the sums are the
+// same bits.)
+func rowDot[V floatV](idx []int32, x []V, v []float64, binary bool) float64 {
+	if !binary {
+		return sparseDot(idx, x, v)
+	}
+	var m float64
+	for _, j := range idx {
+		m += v[j]
+	}
+	return m
+}
+
+// rowAxpy adds c·x to v for a row (with binary, c at each index).
+func rowAxpy[V floatV](c float64, idx []int32, x []V, v []float64, binary bool) {
+	if binary {
+		for _, j := range idx {
+			v[j] += c
+		}
+		return
+	}
+	x = x[:len(idx)]
+	for k, j := range idx {
+		v[j] += c * float64(x[k])
+	}
+}
+
+// addOuterSortedOnes is addOuterSorted for a row whose values are all 1.
+func addOuterSortedOnes(h []float64, dim int, di float64, idx []int32) {
+	p := 0
+	for ; p+3 < len(idx); p += 4 {
+		j0, j1, j2, j3 := int(idx[p]), int(idx[p+1]), int(idx[p+2]), int(idx[p+3])
+		h0 := h[j0*dim : j0*dim+dim]
+		h1 := h[j1*dim : j1*dim+dim]
+		h2 := h[j2*dim : j2*dim+dim]
+		h3 := h[j3*dim : j3*dim+dim]
+		h0[j0] += di
+		h0[j1] += di
+		h1[j1] += di
+		h0[j2] += di
+		h1[j2] += di
+		h2[j2] += di
+		for _, c := range idx[p+3:] {
+			h0[c] += di
+			h1[c] += di
+			h2[c] += di
+			h3[c] += di
+		}
+	}
+	for ; p < len(idx); p++ {
+		hr := h[int(idx[p])*dim : int(idx[p])*dim+dim]
+		for _, c := range idx[p:] {
+			hr[c] += di
+		}
+	}
 }
 
 // addOuterSorted adds di·x xᵀ to the upper triangle of the dim×dim
@@ -418,46 +678,55 @@ func addOuterSorted[V floatV](h []float64, dim int, di float64, idx []int32, x [
 // ipmRHSPass sets hg.v = Zᵀ D⁻¹ r.
 func ipmRHSPass[V floatV](wk *worker, nt *newton, hg *hinge, val []V) {
 	nf, bias := wk.nf, wk.bias
-	v := hg.v
-	clear(v)
-	for i, r := range hg.r {
-		a, b := wk.rp[i], wk.rp[i+1]
-		idx, x := wk.idx[a:b:b], val[a:b:b]
-		x = x[:len(idx)]
-		c := r * nt.dcoef[i] * float64(wk.y[i])
-		for k, j := range idx {
-			v[j] += c * float64(x[k])
+	hg.parts[0].v = hg.v
+	wk.ipmRun(func(_ int, p *ipmPart) {
+		v := p.v
+		clear(v)
+		for q := p.lo; q < p.hi; q++ {
+			i := hg.set[q]
+			a, b := wk.rp[i], wk.rp[i+1]
+			idx, x := wk.idx[a:b:b], val[a:b:b]
+			p.ops += b - a
+			c := hg.r[q] * nt.dcoef[q] * float64(wk.y[i])
+			rowAxpy(c, idx, x, v, hg.binary)
+			v[nf] += c * bias
 		}
-		v[nf] += c * bias
-	}
-	wk.ops += wk.rp[wk.n] - wk.rp[0]
+	})
+	wk.ipmSum(func(p *ipmPart) []float64 { return p.v })
 }
 
 // ipmDeltaPass sets Δα = D⁻¹(r − Z p) into hg.da and, with sum, hg.dw = ZᵀΔα.
 func ipmDeltaPass[V floatV](wk *worker, nt *newton, hg *hinge, val []V, sum bool) {
 	nf, bias := wk.nf, wk.bias
-	p, dw := hg.p, hg.dw
-	if sum {
-		clear(dw)
-	}
-	for i, r := range hg.r {
-		a, b := wk.rp[i], wk.rp[i+1]
-		idx, x := wk.idx[a:b:b], val[a:b:b]
-		x = x[:len(idx)]
-		yf := float64(wk.y[i])
-		d := (r - yf*(sparseDot(idx, x, p)+bias*p[nf])) * nt.dcoef[i]
-		hg.da[i] = d
+	pv := hg.p
+	hg.parts[0].dw = hg.dw
+	wk.ipmRun(func(_ int, p *ipmPart) {
+		dw := p.dw
 		if sum {
-			c := d * yf
-			for k, j := range idx {
-				dw[j] += c * float64(x[k])
-			}
-			dw[nf] += c * bias
+			clear(dw)
 		}
-	}
-	wk.ops += wk.rp[wk.n] - wk.rp[0]
+		for q := p.lo; q < p.hi; q++ {
+			i := hg.set[q]
+			a, b := wk.rp[i], wk.rp[i+1]
+			idx, x := wk.idx[a:b:b], val[a:b:b]
+			p.ops += b - a
+			if sum {
+				p.ops += b - a
+			}
+			yf := float64(wk.y[i])
+			d := (hg.r[q] - yf*(rowDot(idx, x, pv, hg.binary)+bias*pv[nf])) * nt.dcoef[q]
+			hg.da[q] = d
+			if sum {
+				c := d * yf
+				rowAxpy(c, idx, x, dw, hg.binary)
+				dw[nf] += c * bias
+			}
+		}
+	})
 	if sum {
-		wk.ops += wk.rp[wk.n] - wk.rp[0]
+		wk.ipmSum(func(p *ipmPart) []float64 { return p.dw })
+	} else {
+		wk.ipmSum(func(p *ipmPart) []float64 { return nil })
 	}
 }
 
@@ -493,25 +762,71 @@ func (hg *hinge) maxStep(da, ds, dt []float64) float64 {
 	return step
 }
 
-// ipmRound sets α to the interior point rounded to the bounds its
-// multipliers point at, rebuilds w, and returns the largest KKT
-// violation there.
+// ipmSettle takes out of the set the examples whose α has settled at a
+// bound: within ipmSettleRel·C_i of it, with its multiplier at least
+// ipmSettleMul. Each is set to its bound (w moves with it), and the rest
+// of the method solves the problem over the others with these held
+// there; should one belong elsewhere, the full KKT pass after the method
+// finds it and dual CD corrects it. It runs only before rounding starts.
+func (wk *worker) ipmSettle(hg *hinge) {
+	m := 0
+	for q, i := range hg.set {
+		c := wk.ub[(wk.y[i]+1)>>1]
+		var to float64
+		switch {
+		case hg.a[q] < ipmSettleRel*c && hg.s[q] > ipmSettleMul:
+			to = 0
+		case hg.u[q] < ipmSettleRel*c && hg.t[q] > ipmSettleMul:
+			to = c
+		default:
+			hg.set[m] = i
+			hg.a[m], hg.u[m], hg.s[m], hg.t[m] = hg.a[q], hg.u[q], hg.s[q], hg.t[q]
+			m++
+			continue
+		}
+		yf := float64(wk.y[i])
+		wk.axpyRow((to-hg.a[q])*yf, i, hg.wi)
+		wk.alpha[i] = to
+		if to != 0 {
+			wk.axpyRow(to*yf, i, hg.wfix)
+			hg.fixed += to
+		}
+	}
+	if m == len(hg.set) {
+		return
+	}
+	if debugf != nil {
+		debugf("ipm settle: %d of %d settled", len(hg.set)-m, len(hg.set))
+	}
+	hg.set = hg.set[:m]
+	hg.a, hg.u, hg.s, hg.t = hg.a[:m], hg.u[:m], hg.s[:m], hg.t[:m]
+	hg.g, hg.r, hg.da, hg.das, hg.dat = hg.g[:m], hg.r[:m], hg.da[:m], hg.das[:m], hg.dat[:m]
+	wk.ipmBound(hg)
+}
+
+// ipmRound sets α of the set to the interior point rounded to the bounds
+// its multipliers point at, and returns the largest KKT violation over
+// the set there (w = wfix + Σ_set α_i z_i, in hg.dw).
 func (wk *worker) ipmRound(hg *hinge) float64 {
-	for i, a := range hg.a {
+	copy(hg.dw, hg.wfix)
+	for q, a := range hg.a {
+		i := hg.set[q]
 		c := wk.ub[(wk.y[i]+1)>>1]
 		switch {
-		case a/c < hg.s[i]:
+		case a/c < hg.s[q]:
 			a = 0
-		case hg.u[i]/c < hg.t[i]:
+		case hg.u[q]/c < hg.t[q]:
 			a = c
 		}
 		wk.alpha[i] = a
+		if a != 0 {
+			wk.axpyRow(a*float64(wk.y[i]), i, hg.dw)
+		}
 	}
-	wk.rebuildW()
 	var viol float64
-	for i := range wk.alpha {
-		G := float64(wk.y[i])*wk.dotRow(int32(i), wk.w) - 1
-		viol = max(viol, math.Abs(wk.svmPG(int32(i), G)))
+	for _, i := range hg.set {
+		G := float64(wk.y[i])*wk.dotRow(i, hg.dw) - 1
+		viol = max(viol, math.Abs(wk.svmPG(i, G)))
 	}
 	if debugf != nil {
 		debugf("ipm round: viol %.4g", viol)

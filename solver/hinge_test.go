@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/synth"
@@ -309,9 +310,11 @@ func TestHingeWarmStartAtOptimum(t *testing.T) {
 	}
 	obj := wk.obj
 	wk.hingeFinish()
-	for i, a := range wk.hg.a {
-		if c := wk.ub[(wk.y[i]+1)>>1]; !(a > 0 && a < c) || !(wk.hg.s[i] > 0 && wk.hg.t[i] > 0) {
-			t.Fatalf("example %d: α %v (C %v), s %v, t %v", i, a, c, wk.hg.s[i], wk.hg.t[i])
+	hg := wk.hg
+	for q, a := range hg.a {
+		// (α may round to C_i in floating point: C_i − α is kept apart.)
+		if i := hg.set[q]; !(a > 0 && hg.u[q] > 0) || !(hg.s[q] > 0 && hg.t[q] > 0) {
+			t.Fatalf("example %d: α %v, C − α %v (C %v), s %v, t %v", i, a, hg.u[q], wk.ub[(wk.y[i]+1)>>1], hg.s[q], hg.t[q])
 		}
 	}
 	if !wk.hingeRestore() && relDiff(wk.obj, obj) > 1e-12 {
@@ -388,6 +391,129 @@ func TestAddOuterSorted(t *testing.T) {
 	for k := range ref {
 		if got[k] != ref[k] || got32[k] != ref[k] {
 			t.Fatalf("entry %d: %v (float32 %v), want %v", k, got[k], got32[k], ref[k])
+		}
+	}
+}
+
+// TestHingeSettles: the interior-point method takes examples whose α has
+// settled at a bound out of its working set (ipmSettle). On lowDim at
+// C = 1000 the set shrinks, every example out of it sits exactly at a
+// bound, and the trained model is the one reached without settling: both
+// runs certified, with the same dual objective.
+func TestHingeSettles(t *testing.T) {
+	d := lowDim()
+	labels, _, err := groupClasses(d.Label)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := newShared(d, l1svm, selACFShrink, 1e-3, 1, 1000, Params{}.ACF)
+	wk := newWorker(sh, nil)
+	sel := wk.prepare(&subproblem{cp: 1000, cn: 1000, seed: 3}, labels[0])
+	wk.switchOps = 0
+	wk.maxEpochs = 5
+	wk.run(wk.newMode(sel, 3)) // stops at the cap, far from the optimum
+	if wk.hingeFinish() == 0 {
+		t.Fatal("no interior-point iteration")
+	}
+	hg := wk.hg
+	if len(hg.set) >= wk.n {
+		t.Fatalf("nothing settled: %d of %d examples still in the set", len(hg.set), wk.n)
+	}
+	in := make([]bool, wk.n)
+	for _, i := range hg.set {
+		in[i] = true
+	}
+	for i, a := range wk.alpha {
+		if c := wk.ub[(wk.y[i]+1)>>1]; !in[i] && a != 0 && a != c {
+			t.Fatalf("settled example %d: α %v, not at 0 or %v", i, a, c)
+		}
+	}
+	t.Logf("%d of %d examples left in the set", len(hg.set), wk.n)
+
+	const eps = 1e-6
+	p := Params{Solver: 3, C: 1000, Eps: eps, Bias: 1, Seed: 5, MaxEpochs: 100000}
+	m, res, duals := mustTrain(t, d, p)
+	if !res.Converged || res.NewtonSteps == 0 {
+		t.Fatalf("with settling: %+v", res)
+	}
+	checkHinge(t, d, m, duals[0], res, eps)
+	old := ipmSettleRel
+	ipmSettleRel = 0
+	defer func() { ipmSettleRel = old }()
+	m0, ref, duals0 := mustTrain(t, d, p)
+	if !ref.Converged || ref.NewtonSteps == 0 {
+		t.Fatalf("without settling: %+v", ref)
+	}
+	checkHinge(t, d, m0, duals0[0], ref, eps)
+	if rd := relDiff(res.Objective, ref.Objective); rd > 1e-9 {
+		t.Errorf("dual objective %.15g with settling, %.15g without (relative %.2g)", res.Objective, ref.Objective, rd)
+	}
+}
+
+// TestHingeParts: the interior-point passes run in fixed ranges of rows
+// (ipmPartition) on the pool's spare processors. Forced into four ranges,
+// the model is bit-identical whether helpers run them or the calling
+// goroutine runs them all, helpers do run some, and the result is
+// certified.
+func TestHingeParts(t *testing.T) {
+	d := lowDim()
+	old := ipmParallelNNZ
+	ipmParallelNNZ = 0
+	defer func() { ipmParallelNNZ = old }()
+	var helped atomic.Int64
+	testHookIPMPart = func(helper bool) {
+		if helper {
+			helped.Add(1)
+		}
+	}
+	defer func() { testHookIPMPart = nil }()
+	const eps = 1e-3
+	p := Params{Solver: 3, C: 100, Eps: eps, Bias: 1, Seed: 9}
+	var models []*Model
+	for _, procs := range []int{1, 4} {
+		withProcs(procs, func() {
+			helped.Store(0)
+			m, res, duals := mustTrain(t, d, p)
+			if !res.Converged || res.NewtonSteps == 0 {
+				t.Fatalf("GOMAXPROCS %d: %+v", procs, res)
+			}
+			checkHinge(t, d, m, duals[0], res, eps)
+			if procs > 1 && helped.Load() == 0 {
+				t.Errorf("GOMAXPROCS %d: no range ran on a helper", procs)
+			}
+			if procs == 1 && helped.Load() != 0 {
+				t.Errorf("GOMAXPROCS 1: %d ranges on helpers", helped.Load())
+			}
+			models = append(models, m)
+		})
+	}
+	for j := range models[0].W {
+		if math.Float64bits(models[0].W[j]) != math.Float64bits(models[1].W[j]) {
+			t.Fatalf("w[%d]: %v with one processor, %v with four", j, models[0].W[j], models[1].W[j])
+		}
+	}
+}
+
+// TestHingeBinaryRows: on data whose values are all 1 the passes skip the
+// values (rowDot), and the model is bit-identical to the general path's.
+func TestHingeBinaryRows(t *testing.T) {
+	d := lowDim()
+	for k := range d.Value {
+		if d.Value[k] != 0 {
+			d.Value[k] = 1
+		}
+	}
+	p := Params{Solver: 3, C: 100, Eps: 1e-3, Bias: 1, Seed: 9}
+	m1, r1, _ := mustTrain(t, d, p)
+	useBinaryRows = false
+	m2, _, _ := mustTrain(t, d, p)
+	useBinaryRows = true
+	if r1.NewtonSteps == 0 {
+		t.Fatal("finisher did not run")
+	}
+	for j := range m1.W {
+		if math.Float64bits(m1.W[j]) != math.Float64bits(m2.W[j]) {
+			t.Fatalf("w[%d]: %v on the binary path, %v on the general one", j, m1.W[j], m2.W[j])
 		}
 	}
 }

@@ -92,6 +92,18 @@ func scanChunks(chunks []kktChunk, n int, nnz int64, pool *procPool, scanner fun
 			}
 		}
 	}
+	runHelpers(pool, helpers, run, func() { end.Store(0) }) // the others stop after their chunk
+	return int(end.Load())
+}
+
+// runHelpers runs run(true) on helpers goroutines, which hold tokens of
+// pool (given back as each returns), and run(false) on the calling
+// goroutine, and returns once all have returned. Each helper installs the
+// fault guard (fault.go). A panic in any of them calls abort, which
+// should make the others return soon, and is raised again on the calling
+// goroutine once all have returned, so that Train turns a memory fault
+// on a truncated mapped file into an error.
+func runHelpers(pool *procPool, helpers int, run func(helper bool), abort func()) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var panicked any
@@ -103,7 +115,7 @@ func scanChunks(chunks []kktChunk, n int, nnz int64, pool *procPool, scanner fun
 			defer guardFaults()()
 			defer func() {
 				if r := recover(); r != nil {
-					end.Store(0) // the others stop after their chunk
+					abort()
 					mu.Lock()
 					if panicked == nil {
 						panicked = r
@@ -115,10 +127,10 @@ func scanChunks(chunks []kktChunk, n int, nnz int64, pool *procPool, scanner fun
 		}()
 	}
 	func() {
-		defer wg.Wait() // no helper outlives the pass, even if this goroutine faults
+		defer wg.Wait() // no helper outlives the call, even if this goroutine faults
 		defer func() {
 			if r := recover(); r != nil {
-				end.Store(0)
+				abort()
 				panic(r)
 			}
 		}()
@@ -127,5 +139,4 @@ func scanChunks(chunks []kktChunk, n int, nnz int64, pool *procPool, scanner fun
 	if panicked != nil {
 		panic(panicked)
 	}
-	return int(end.Load())
 }
