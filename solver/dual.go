@@ -83,6 +83,7 @@ type worker struct {
 	onViolator   func(i int32) // told of each violator a failed full KKT pass stepped on
 	earlyChecked bool          // acf, acf+shrink: the full KKT pass at earlyCheck·eps has run
 	ipmGap       float64       // -s 3: the duality gap when it was last put off
+	ipmProbed    bool          // -s 3: the gap was looked at halfway to the switch (ipmProbeAt)
 }
 
 // newWorker returns a worker with its own buffers. w, if not nil, is used
@@ -220,6 +221,7 @@ func (wk *worker) prepare(s *subproblem, pos float64) selection {
 	wk.switching, wk.newtonSteps, wk.tronRound, wk.ipmDeferred = false, 0, 0, 0
 	wk.tronDefer = 0
 	wk.earlyChecked = false
+	wk.ipmProbed = false
 	wk.switchOps, _ = wk.newtonSwitchOps()
 	if testSwitchOps != 0 && wk.switchOps != 0 {
 		wk.switchOps = testSwitchOps
@@ -755,7 +757,21 @@ func (wk *worker) switchNow() bool {
 	// A step costs a random row access and the selection's bookkeeping on
 	// top of its non-zeros: on w8a (12 non-zeros a row) acf+shrink spends
 	// about as much time per step as on 8 non-zeros.
-	if cur := wk.ops + dualStepOps*wk.steps; wk.switchOps > 0 && cur >= wk.switchOps {
+	cur := wk.ops + dualStepOps*wk.steps
+	if wk.kind == l1svm && !wk.ipmProbed && wk.ipmDeferred == 0 && wk.switchOps > 0 && testSwitchOps == 0 &&
+		float64(cur) >= ipmProbeAt*float64(wk.switchOps) {
+		// -s 3: a dual still far from its optimum halfway to the switch
+		// is not going to finish in the other half (hinge.go).
+		wk.ipmProbed = true
+		if gap := wk.hingeGap(); gap >= ipmFarGap*math.Abs(wk.obj) {
+			if debugf != nil {
+				debugf("ipm probe: gap %.4g obj %.10g: switch now", gap, wk.obj)
+			}
+			wk.switching = true
+			return true
+		}
+	}
+	if wk.switchOps > 0 && cur >= wk.switchOps {
 		if wk.kind != l1svm && int64(wk.nf+1) > newtonDenseMax && testSwitchOps == 0 {
 			// Newton-CG (tron.go): a dual whose last sweep was near eps
 			// is nearly done; it gets tronDeferPasses more passes over

@@ -517,3 +517,38 @@ func TestHingeBinaryRows(t *testing.T) {
 		}
 	}
 }
+
+// TestHingeProbe: halfway through the switch rule's budget a -s 3 dual
+// still far from its optimum (gap ≥ ipmFarGap·|f|) switches at once;
+// with the probe off, the same run uses the whole budget first.
+func TestHingeProbe(t *testing.T) {
+	d := lowDim()
+	labels, _, err := groupClasses(d.Label)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := ipmFarGap
+	defer func() { ipmFarGap = old }()
+	for _, far := range []float64{old, math.Inf(1)} {
+		ipmFarGap = far
+		sh := newShared(d, l1svm, selACFShrink, 1e-3, 1, 1000, Params{}.ACF)
+		sh.fallback = true
+		wk := newWorker(sh, nil)
+		sel := wk.prepare(&subproblem{cp: 1000, cn: 1000, seed: 3}, labels[0])
+		budget := wk.switchOps
+		if budget <= 0 {
+			t.Fatal("no switch budget")
+		}
+		wk.run(wk.newMode(sel, 3))
+		spent := wk.ops + dualStepOps*wk.steps
+		if !wk.switching {
+			t.Fatalf("far gap %v: no switch (%d of %d ops spent)", far, spent, budget)
+		}
+		if rel := wk.hingeGap() / math.Abs(wk.obj); far == old && (spent >= budget || rel < far) {
+			t.Errorf("probe on: switched after %d of %d ops, relative gap %.3g", spent, budget, rel)
+		}
+		if far != old && spent < budget {
+			t.Errorf("probe off: switched after %d of %d ops", spent, budget)
+		}
+	}
+}
