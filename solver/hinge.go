@@ -40,8 +40,8 @@ import (
 // The interior iterates never sit at a bound, so every iteration (once the
 // gap is small) rounds them: α_i → 0 when its multiplier s_i dominates,
 // α_i → C_i when t_i does. The first rounded point whose largest KKT
-// violation, measured from w = Σ α_i y_i x_i rebuilt exactly, is within
-// eps ends the method. The contract is then the primal Newton fallback's
+// violation over the working set, measured from w = Σ α_i y_i x_i
+// summed afresh, is within eps ends the method. The contract is then the primal Newton fallback's
 // (newton.go): the full KKT pass certifies the rounded α (and dual CD
 // finishes if it is not within eps), and a point worse than the one at
 // the switch is rolled back. The iterations are counted as
@@ -68,13 +68,13 @@ const (
 	// ipmStopRel·|f| (scaled down for eps below liblinear's default, and
 	// at least 1e-13, where rounding errors dominate) once the largest
 	// dual residual |G_i − s_i + t_i| is also within eps, or no longer
-	// halves (settling moves w, and a small complementarity alone then
-	// left points that dual CD needed hundreds of epochs to finish: w8a,
-	// C = 1000; at tight eps the residual stops at a floor set by
-	// rounding, and more iterations there broke down), even if the
-	// rounded point is not within eps: from there dual CD needs a few epochs (a9a,
-	// C = 1 to 100: 2 to 8), fewer than the interior-point iterations to
-	// get the rounding exact. |f| is capped by |f| at the switch: the pull
+	// halves, even if the rounded point is not within eps: from there
+	// dual CD needs a few epochs (a9a, C = 1 to 100: 2 to 8), fewer than
+	// the interior-point iterations to get the rounding exact. (Settling
+	// moves w, and a small complementarity alone then left points that
+	// dual CD needed hundreds of epochs to finish: w8a, C = 1000. At
+	// tight eps the residual stops at a floor set by rounding, and more
+	// iterations there broke down: lowDim, C = 1000, -e 1e-6.) |f| is capped by |f| at the switch: the pull
 	// into the interior can make f large (w8a, C = 1000: 5·10¹² with
 	// θ = 0.1), and the tests would then pass at once.
 	ipmRoundRel = 1e-3
@@ -226,14 +226,14 @@ func (wk *worker) newHinge() (*newton, *hinge) {
 // ipmPartsMem bounds the partial H matrices' memory, 8·dim² bytes each.
 var (
 	ipmParallelNNZ int64 = 1 << 16
-	// useBinaryRows: the passes skip the values of all-ones data (rowDot);
-	// off only in tests, which compare the two paths.
-	useBinaryRows = true
+	ipmMaxParts          = 4
+	ipmPartsMem          = 32 << 20
 	// testHookIPMPart, when set by a test, is called before each range
 	// of an interior-point pass, with whether a helper runs it.
 	testHookIPMPart func(helper bool)
-	ipmMaxParts     = 4
-	ipmPartsMem     = 32 << 20
+	// useBinaryRows: the passes skip the values of all-ones data (rowDot);
+	// off only in tests, which compare the two paths.
+	useBinaryRows = true
 )
 
 // ipmPartition returns the passes' ranges, not yet bounded (ipmBound):
@@ -312,15 +312,16 @@ func (wk *worker) ipmRun(fn func(k int, p *ipmPart)) {
 	}, func() { next.Store(int64(len(parts))) })
 }
 
-// ipmSum adds the parts' partial sums of one vector (selected by vec)
-// into the total, part 0's, in order, and their operations into wk.ops.
+// ipmSum adds the parts' operations into wk.ops and, unless vec is nil,
+// their partial sums of one vector (selected by vec) into the total, part
+// 0's, in order.
 func (wk *worker) ipmSum(vec func(p *ipmPart) []float64) {
 	parts := wk.hg.parts
-	total := vec(&parts[0])
 	for k := range parts {
 		wk.ops += parts[k].ops
 		parts[k].ops = 0
-		if k > 0 {
+		if k > 0 && vec != nil {
+			total := vec(&parts[0])
 			for j, x := range vec(&parts[k]) {
 				total[j] += x
 			}
@@ -748,7 +749,7 @@ func ipmDeltaPass[V floatV](wk *worker, nt *newton, hg *hinge, val []V, sum bool
 	if sum {
 		wk.ipmSum(func(p *ipmPart) []float64 { return p.dw })
 	} else {
-		wk.ipmSum(func(p *ipmPart) []float64 { return nil })
+		wk.ipmSum(nil)
 	}
 }
 
