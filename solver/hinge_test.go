@@ -487,10 +487,8 @@ func TestHingeParts(t *testing.T) {
 			models = append(models, m)
 		})
 	}
-	for j := range models[0].W {
-		if math.Float64bits(models[0].W[j]) != math.Float64bits(models[1].W[j]) {
-			t.Fatalf("w[%d]: %v with one processor, %v with four", j, models[0].W[j], models[1].W[j])
-		}
+	if !sameBits(models[0].W, models[1].W) {
+		t.Fatalf("w with one processor %v, with four %v", models[0].W, models[1].W)
 	}
 }
 
@@ -511,10 +509,8 @@ func TestHingeBinaryRows(t *testing.T) {
 	if r1.NewtonSteps == 0 {
 		t.Fatal("finisher did not run")
 	}
-	for j := range m1.W {
-		if math.Float64bits(m1.W[j]) != math.Float64bits(m2.W[j]) {
-			t.Fatalf("w[%d]: %v on the binary path, %v on the general one", j, m1.W[j], m2.W[j])
-		}
+	if !sameBits(m1.W, m2.W) {
+		t.Fatalf("w on the binary path %v, on the general one %v", m1.W, m2.W)
 	}
 }
 
