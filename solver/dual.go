@@ -168,8 +168,19 @@ func (wk *worker) solve(s *subproblem, pos float64) {
 		wk.switching, wk.switchOps = false, 0
 		var improved bool
 		if wk.kind == l1svm {
-			wk.newtonSteps += wk.hingeFinish()
+			wk.newtonSteps += wk.hingeFinish(round == 1)
 			improved = wk.hingeRestore()
+			if round < ipmMaxRounds && testSwitchOps == 0 {
+				// Examples settled wrongly can leave dual CD a point it
+				// stalls at (breast-cancer, C = 1000, -e 0.001: 1000
+				// epochs at violation 0.003): should it stall, it
+				// switches again, after the same budget, to the method
+				// without settling (hinge.go).
+				if budget, ok := wk.newtonSwitchOps(); ok && budget > 0 {
+					wk.switchOps = wk.ops + dualStepOps*wk.steps + budget
+					wk.ipmDeferred, wk.ipmProbed = 0, true
+				}
+			}
 		} else {
 			wk.newtonSteps += wk.primalNewton()
 			improved = wk.dualFromPrimal()
@@ -763,9 +774,9 @@ func (wk *worker) switchNow() bool {
 		// -s 3: a dual still far from its optimum halfway to the switch
 		// is not going to finish in the other half (hinge.go).
 		wk.ipmProbed = true
-		if gap := wk.hingeGap(); gap >= ipmFarGap*math.Abs(wk.obj) {
+		if wk.lastViol > ipmFarViol*wk.eps && wk.hingeGap() >= ipmFarGap*math.Abs(wk.obj) {
 			if debugf != nil {
-				debugf("ipm probe: gap %.4g obj %.10g: switch now", gap, wk.obj)
+				debugf("ipm probe: obj %.10g, last violation %.3g after %d epochs: switch now", wk.obj, wk.lastViol, wk.epochs)
 			}
 			wk.switching = true
 			return true

@@ -185,7 +185,7 @@ func TestHingeRestore(t *testing.T) {
 	wk.run(wk.newMode(sel, 3)) // stops at the 5-epoch cap
 	alpha := append([]float64(nil), wk.alpha...)
 	w := append([]float64(nil), wk.w...)
-	if wk.hingeFinish() == 0 {
+	if wk.hingeFinish(true) == 0 {
 		t.Fatal("no interior-point iteration")
 	}
 	if !wk.hingeRestore() {
@@ -309,7 +309,7 @@ func TestHingeWarmStartAtOptimum(t *testing.T) {
 		t.Fatal("dual did not converge")
 	}
 	obj := wk.obj
-	wk.hingeFinish()
+	wk.hingeFinish(true)
 	hg := wk.hg
 	for q, a := range hg.a {
 		// (α may round to C_i in floating point: C_i − α is kept apart.)
@@ -412,7 +412,7 @@ func TestHingeSettles(t *testing.T) {
 	wk.switchOps = 0
 	wk.maxEpochs = 5
 	wk.run(wk.newMode(sel, 3)) // stops at the cap, far from the optimum
-	if wk.hingeFinish() == 0 {
+	if wk.hingeFinish(true) == 0 {
 		t.Fatal("no interior-point iteration")
 	}
 	hg := wk.hg
@@ -547,4 +547,29 @@ func TestHingeProbe(t *testing.T) {
 			t.Errorf("probe off: switched after %d of %d ops", spent, budget)
 		}
 	}
+}
+
+// TestHingeSecondRound: examples settled at the wrong bound leave dual CD
+// a point it may stall at; it then switches a second time, to the method
+// without settling. With settling made reckless (any α within 30% of C of
+// a bound), lowDim at C = 1000 still converges within 200 epochs,
+// certified, to the dual objective of a run that never settles.
+func TestHingeSecondRound(t *testing.T) {
+	d := lowDim()
+	const eps = 1e-3
+	p := Params{Solver: 3, C: 1000, Eps: eps, Bias: 1, Seed: 5, MaxEpochs: 200}
+	old := ipmSettleRel
+	defer func() { ipmSettleRel = old }()
+	ipmSettleRel = 0
+	_, ref, _ := mustTrain(t, d, p)
+	ipmSettleRel = 0.3
+	m, res, duals := mustTrain(t, d, p)
+	if !res.Converged || !ref.Converged {
+		t.Fatalf("reckless settling: %+v\nno settling: %+v", res, ref)
+	}
+	checkHinge(t, d, m, duals[0], res, eps)
+	if rd := relDiff(res.Objective, ref.Objective); rd > 1e-5 {
+		t.Errorf("dual objective %.10g, without settling %.10g", res.Objective, ref.Objective)
+	}
+	t.Logf("%d epochs, %d interior-point iterations (without settling: %d, %d)", res.Epochs, res.NewtonSteps, ref.Epochs, ref.NewtonSteps)
 }
