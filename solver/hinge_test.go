@@ -57,6 +57,20 @@ func checkHinge(t *testing.T, d *dataio.Dataset, m *Model, h hookData, res *Resu
 	return ind
 }
 
+// hingeWorker returns a -s 3 worker (bias 1, fallback as given) prepared
+// for d's first label against the rest at C = c, seed 3, and its selection.
+func hingeWorker(t *testing.T, d *dataio.Dataset, sel selection, eps float64, maxEpochs int, c float64, fallback bool) (*worker, selection) {
+	t.Helper()
+	labels, _, err := groupClasses(d.Label)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := newShared(d, l1svm, sel, eps, 1, maxEpochs, Params{}.ACF)
+	sh.fallback = fallback
+	wk := newWorker(sh, nil)
+	return wk, wk.prepare(&subproblem{cp: c, cn: c, seed: 3}, labels[0])
+}
+
 // hingeCases are small problems for the finisher: generated ones, and
 // degenerate ones made by hand.
 func hingeCases() map[string]*dataio.Dataset {
@@ -174,13 +188,7 @@ func TestHingeDeterministic(t *testing.T) {
 // one at the switch, that state is restored exactly.
 func TestHingeRestore(t *testing.T) {
 	d := lowDim()
-	labels, _, err := groupClasses(d.Label)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh := newShared(d, l1svm, selUniform, 1e-3, 1, 5, Params{}.ACF)
-	wk := newWorker(sh, nil)
-	sel := wk.prepare(&subproblem{cp: 100, cn: 100, seed: 3}, labels[0])
+	wk, sel := hingeWorker(t, d, selUniform, 1e-3, 5, 100, false)
 	wk.switchOps = 0
 	wk.run(wk.newMode(sel, 3)) // stops at the 5-epoch cap
 	alpha := append([]float64(nil), wk.alpha...)
@@ -297,13 +305,7 @@ func TestHingeStorage(t *testing.T) {
 // and keeps the optimum.
 func TestHingeWarmStartAtOptimum(t *testing.T) {
 	d := hingeCases()["gen"]
-	labels, _, err := groupClasses(d.Label)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh := newShared(d, l1svm, selUniform, 1e-9, 1, 1000000, Params{}.ACF)
-	wk := newWorker(sh, nil)
-	sel := wk.prepare(&subproblem{cp: 10, cn: 10, seed: 3}, labels[0])
+	wk, sel := hingeWorker(t, d, selUniform, 1e-9, 1000000, 10, false)
 	wk.switchOps = 0
 	if !wk.run(wk.newMode(sel, 3)) {
 		t.Fatal("dual did not converge")
@@ -402,13 +404,7 @@ func TestAddOuterSorted(t *testing.T) {
 // runs certified, with the same dual objective.
 func TestHingeSettles(t *testing.T) {
 	d := lowDim()
-	labels, _, err := groupClasses(d.Label)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh := newShared(d, l1svm, selACFShrink, 1e-3, 1, 1000, Params{}.ACF)
-	wk := newWorker(sh, nil)
-	sel := wk.prepare(&subproblem{cp: 1000, cn: 1000, seed: 3}, labels[0])
+	wk, sel := hingeWorker(t, d, selACFShrink, 1e-3, 1000, 1000, false)
 	wk.switchOps = 0
 	wk.maxEpochs = 5
 	wk.run(wk.newMode(sel, 3)) // stops at the cap, far from the optimum
@@ -519,18 +515,11 @@ func TestHingeBinaryRows(t *testing.T) {
 // with the probe off, the same run uses the whole budget first.
 func TestHingeProbe(t *testing.T) {
 	d := lowDim()
-	labels, _, err := groupClasses(d.Label)
-	if err != nil {
-		t.Fatal(err)
-	}
 	old := ipmFarGap
 	defer func() { ipmFarGap = old }()
 	for _, far := range []float64{old, math.Inf(1)} {
 		ipmFarGap = far
-		sh := newShared(d, l1svm, selACFShrink, 1e-3, 1, 1000, Params{}.ACF)
-		sh.fallback = true
-		wk := newWorker(sh, nil)
-		sel := wk.prepare(&subproblem{cp: 1000, cn: 1000, seed: 3}, labels[0])
+		wk, sel := hingeWorker(t, d, selACFShrink, 1e-3, 1000, 1000, true)
 		budget := wk.switchOps
 		if budget <= 0 {
 			t.Fatal("no switch budget")
