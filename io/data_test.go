@@ -1,9 +1,6 @@
 package dataio
 
 import (
-	"bytes"
-	"compress/bzip2"
-	"compress/gzip"
 	"io"
 	"os"
 	"os/exec"
@@ -14,7 +11,7 @@ import (
 )
 
 // TestDataDir loads every data file in $ACFCD_DATA (skipped when unset;
-// /work/shared/data holds bzip2 libsvm files) and compares the result with
+// ../shared/data holds bzip2 libsvm files) and compares the result with
 // the reference reader, and with the rows, largest index and nnz listed
 // for the file in SOURCES.md there, when it is listed.
 func TestDataDir(t *testing.T) {
@@ -65,26 +62,19 @@ func TestDataDir(t *testing.T) {
 }
 
 // decompressed returns the text of a file, through the bzip2 program when
-// there is one (faster) and Go's decompressors otherwise.
+// there is one (faster) and Open otherwise.
 func decompressed(path string) ([]byte, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	switch compressionOf(raw) {
-	case "bzip2":
+	if c, err := Compression(path); err == nil && c == "bzip2" {
 		if _, err := exec.LookPath("bzip2"); err == nil {
 			return exec.Command("bzip2", "-dc", path).Output()
 		}
-		return io.ReadAll(bzip2.NewReader(bytes.NewReader(raw)))
-	case "gzip":
-		zr, err := gzip.NewReader(bytes.NewReader(raw))
-		if err != nil {
-			return nil, err
-		}
-		return io.ReadAll(zr)
 	}
-	return raw, nil
+	r, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
 }
 
 // listed finds the row of SOURCES.md for file: | File | Origin | Source |

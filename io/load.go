@@ -3,8 +3,6 @@ package dataio
 import (
 	"bufio"
 	"bytes"
-	"compress/bzip2"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -154,18 +152,12 @@ func readText(r io.Reader, name, via string, opt Options) (*Dataset, error) {
 		return nil, fmt.Errorf("%s: empty file: %w", name, ErrNoData)
 	}
 	if via == "" {
-		switch c := compressionOf(head); c {
-		case "gzip":
-			zr, err := gzip.NewReader(br)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
+		zr, c, err := decompress(br, head)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if c != "" {
 			return readText(zr, name, c, opt)
-		case "bzip2":
-			return readText(bzip2.NewReader(br), name, c, opt)
-		case "":
-		default:
-			return nil, fmt.Errorf("%s: %s-compressed input is not supported; decompress it first", name, c)
 		}
 	}
 	switch detectFormat(head, opt) {
@@ -267,22 +259,6 @@ func removeBlock(blocks [][]byte, b []byte) [][]byte {
 		}
 	}
 	return blocks
-}
-
-// compressionOf names the compression format whose magic number starts
-// head, or returns "".
-func compressionOf(head []byte) string {
-	switch {
-	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
-		return "gzip"
-	case len(head) >= 4 && string(head[:3]) == "BZh" && head[3] >= '1' && head[3] <= '9':
-		return "bzip2"
-	case len(head) >= 6 && string(head[:6]) == "\xfd7zXZ\x00":
-		return "xz"
-	case len(head) >= 4 && string(head[:4]) == "\x28\xb5\x2f\xfd":
-		return "zstd"
-	}
-	return ""
 }
 
 // detectFormat picks the format from opt.Format or, when that is empty,

@@ -3,8 +3,6 @@ package dataio
 import (
 	"bufio"
 	"bytes"
-	"compress/bzip2"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -54,20 +52,11 @@ func rowLine(r io.Reader, format string, row int) (int, bool) {
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(headBytes)
-	var zr io.Reader
-	switch compressionOf(head) {
-	case "gzip":
-		var err error
-		if zr, err = gzip.NewReader(br); err != nil {
-			return 0, false
-		}
-	case "bzip2":
-		zr = bzip2.NewReader(br)
-	case "":
-	default:
+	zr, c, err := decompress(br, head)
+	if err != nil {
 		return 0, false
 	}
-	if zr != nil {
+	if c != "" {
 		br = bufio.NewReaderSize(zr, 64<<10)
 		head, _ = br.Peek(headBytes)
 	}

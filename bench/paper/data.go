@@ -3,10 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"compress/bzip2"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -198,26 +195,11 @@ func peekKind(ws *benchkit.Workspace, file string) setKind {
 	if err != nil {
 		return kindUnknown
 	}
-	comp, err := benchkit.Compression(path)
+	r, err := dataio.Open(path)
 	if err != nil {
 		return kindUnknown
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return kindUnknown
-	}
-	defer f.Close()
-	var r io.Reader = bufio.NewReaderSize(f, 1<<16)
-	switch comp {
-	case "bz2":
-		r = bzip2.NewReader(r)
-	case "gz":
-		z, err := gzip.NewReader(r)
-		if err != nil {
-			return kindUnknown
-		}
-		r = z
-	}
+	defer r.Close()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<26)
 	var y []float64

@@ -7,8 +7,6 @@ package benchkit
 import (
 	"bufio"
 	"bytes"
-	"compress/bzip2"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +15,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	dataio "github.com/acfcd/acfcd/io"
 )
 
 // Dataset is one benchmark problem as plain libsvm text on disk, the file
@@ -166,26 +166,21 @@ func Fresh(dst, src string) bool {
 	return err == nil && !d.ModTime().Before(s.ModTime())
 }
 
-// Compression returns "bz2", "gz" or "" from the file's magic bytes.
+// Compression returns "bz2", "gz" or "" from the file's magic bytes (as
+// dataio.Load recognises them; other compressions count as plain text).
 func Compression(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
+	c, err := dataio.Compression(path)
+	switch c {
+	case "bzip2":
+		return "bz2", err
+	case "gzip":
+		return "gz", err
 	}
-	defer f.Close()
-	var head [3]byte
-	n, _ := io.ReadFull(f, head[:])
-	switch {
-	case n >= 3 && string(head[:3]) == "BZh":
-		return "bz2", nil
-	case n >= 2 && head[0] == 0x1f && head[1] == 0x8b:
-		return "gz", nil
-	}
-	return "", nil
+	return "", err
 }
 
 // Decompress writes the decompressed content of path to out, with the
-// system's bzip2/gzip when present (faster) and Go's readers otherwise;
+// system's bzip2/gzip when present (faster) and dataio.Open otherwise;
 // comp "" copies a plain file as it is.
 func Decompress(path, comp string, out io.Writer) error {
 	if comp == "" {
@@ -208,22 +203,11 @@ func Decompress(path, comp string, out io.Writer) error {
 		}
 		return nil
 	}
-	f, err := os.Open(path)
+	r, err := dataio.Open(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	var r io.Reader
-	if comp == "bz2" {
-		r = bzip2.NewReader(bufio.NewReaderSize(f, 1<<20))
-	} else {
-		z, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<20))
-		if err != nil {
-			return err
-		}
-		defer z.Close()
-		r = z
-	}
+	defer r.Close()
 	_, err = io.Copy(out, r)
 	return err
 }
