@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/synth"
 	dataio "github.com/acfcd/acfcd/io"
 )
 
@@ -53,7 +53,7 @@ func TestGenShape(t *testing.T) {
 		{"kdd", 3, [2]float64{0.02, 0.1}},
 		{"url", 1.6, [2]float64{0.05, 0.15}},
 	} {
-		p := genPresets[c.preset]
+		p := synth.Presets[c.preset]
 		const rows = 4000
 		path := filepath.Join(t.TempDir(), c.preset+".svm")
 		genFile(t, path, "--preset", c.preset, "--rows", fmt.Sprint(rows), "--seed", "3")
@@ -62,8 +62,8 @@ func TestGenShape(t *testing.T) {
 			t.Fatalf("%s: %d rows", c.preset, d.Rows)
 		}
 		mean := float64(d.NNZ()) / rows
-		if math.Abs(mean-p.nnz) > 0.04*p.nnz {
-			t.Errorf("%s: %.1f non-zeros per row, want about %g", c.preset, mean, p.nnz)
+		if math.Abs(mean-p.NNZ) > 0.04*p.NNZ {
+			t.Errorf("%s: %.1f non-zeros per row, want about %g", c.preset, mean, p.NNZ)
 		}
 		longest := int64(0)
 		for i := 0; i < rows; i++ {
@@ -82,12 +82,12 @@ func TestGenShape(t *testing.T) {
 				t.Fatalf("%s: label %g", c.preset, y)
 			}
 		}
-		if share := float64(pos) / rows; math.Abs(share-p.positive) > 0.03 {
-			t.Errorf("%s: %.3f of the labels are +1, want about %g", c.preset, share, p.positive)
+		if share := float64(pos) / rows; math.Abs(share-p.Positive) > 0.03 {
+			t.Errorf("%s: %.3f of the labels are +1, want about %g", c.preset, share, p.Positive)
 		}
 		// Indices spread over the whole range, up to the preset's count.
-		if d.Features > p.features || d.Features < p.features*8/10 {
-			t.Errorf("%s: %d features (1 + largest index), want up to %d and most of it", c.preset, d.Features, p.features)
+		if d.Features > p.Features || d.Features < p.Features*8/10 {
+			t.Errorf("%s: %d features (1 + largest index), want up to %d and most of it", c.preset, d.Features, p.Features)
 		}
 		// Power law: a heavy head and a long tail of features seen once.
 		counts := map[int32]int{}
@@ -215,32 +215,5 @@ func TestGenUsage(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a usage error wrote a file")
-	}
-}
-
-// TestGenRankIndex: the rank shuffle is a permutation of [D, F) that keeps
-// powers-of-two bands, and rank inverts it.
-func TestGenRankIndex(t *testing.T) {
-	for _, features := range []int{16, 17, 5000, 29_890_095} {
-		p := genPresets["url"]
-		p.features, p.nnz = features, 2
-		m := newGenModel(p, 5)
-		seen := map[int32]bool{}
-		for k := uint64(0); k < m.sparse; k++ {
-			if m.sparse > 100_000 && k > 5000 && k%997 != 0 && k != m.sparse-1 {
-				continue
-			}
-			j := m.index(k)
-			if j < int32(m.numeric) || int(j) >= features || seen[j] {
-				t.Fatalf("features %d: rank %d → index %d (out of range or repeated)", features, k, j)
-			}
-			seen[j] = true
-			if x := uint64(j) - uint64(m.numeric); x != 0 && (x < 1<<(bits.Len64(k)-1) || x >= 1<<bits.Len64(k)) {
-				t.Fatalf("features %d: rank %d → index %d left its band", features, k, j)
-			}
-			if r := m.rank(j); r != k {
-				t.Fatalf("features %d: rank(index(%d)) = %d", features, k, r)
-			}
-		}
 	}
 }

@@ -1,7 +1,13 @@
-// Package synth builds synthetic sparse classification problems shaped like
-// text data: power-law feature frequencies, a heavy-tailed number of
-// non-zeros per row, TF-IDF-like values with unit-norm rows, and labels from
-// a sparse true model with label noise. Everything is deterministic in the seed.
+// Package synth builds synthetic sparse binary classification problems
+// with power-law feature frequencies, a heavy-tailed number of non-zeros
+// per row, and labels from a sparse true model with label noise:
+//
+//   - Text, an in-memory text-like problem with TF-IDF-like values in
+//     unit-norm rows (acfcd demo);
+//   - Model, rows shaped like kdd2010 or url (Presets), generated block by
+//     block in parallel at any scale (acfcd gen).
+//
+// Everything is deterministic in the seed.
 package synth
 
 import (
