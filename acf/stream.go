@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/acfcd/acfcd/internal/compsum"
+	"github.com/acfcd/acfcd/internal/mix"
 )
 
 // Streamed sweeps: the same accumulator rule as Next and NextActive, handed
@@ -240,12 +241,6 @@ func (s *Scheduler) fill() []int32 {
 	return b[:k]
 }
 
-// hashIndex is a keyed 64-bit mix of i (splitmix64's finaliser): the round
-// of coordinate i in a uniform sweep.
-func hashIndex(i, key uint64) uint64 {
-	x := i ^ key
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
-}
+// hashIndex is a keyed 64-bit mix of i (a splitmix64 step): the round of
+// coordinate i in a uniform sweep.
+func hashIndex(i, key uint64) uint64 { return mix.Splitmix64(i ^ key) }

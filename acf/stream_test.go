@@ -300,3 +300,29 @@ func TestStore(t *testing.T) {
 		}
 	}
 }
+
+// TestHashIndex: hashIndex is the splitmix64 step of i^key it was written
+// out as, bit for bit.
+func TestHashIndex(t *testing.T) {
+	old := func(i, key uint64) uint64 {
+		x := i ^ key
+		x += 0x9e3779b97f4a7c15
+		x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+		x = (x ^ x>>27) * 0x94d049bb133111eb
+		return x ^ x>>31
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	keys := []uint64{0, 1, 1<<64 - 1, 0x9e3779b97f4a7c15}
+	for range 64 {
+		keys = append(keys, r.Uint64())
+	}
+	for _, key := range keys {
+		for i := uint64(0); i < 5000; i++ {
+			for _, x := range []uint64{i, r.Uint64(), 1<<64 - 1 - i} {
+				if got, want := hashIndex(x, key), old(x, key); got != want {
+					t.Fatalf("hashIndex(%#x, %#x) = %#x, want %#x", x, key, got, want)
+				}
+			}
+		}
+	}
+}

@@ -1,18 +1,15 @@
 package synth
 
-import "math"
+import (
+	"math"
 
-// hash3 hashes its arguments into 64 well-mixed bits (splitmix64 steps).
+	"github.com/acfcd/acfcd/internal/mix"
+)
+
+// hash3 hashes its arguments into 64 well-mixed bits: two splitmix64
+// steps, keyed by b and then by c.
 func hash3(a, b, c uint64) uint64 {
-	x := a ^ 0x9e3779b97f4a7c15
-	for _, y := range [...]uint64{b, c} {
-		x ^= y
-		x += 0x9e3779b97f4a7c15
-		x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-		x = (x ^ x>>27) * 0x94d049bb133111eb
-		x ^= x >> 31
-	}
-	return x
+	return mix.Splitmix64(mix.Splitmix64(a^mix.Gamma^b) ^ c)
 }
 
 // hashNormal turns 64 random bits into a standard normal (Box–Muller).

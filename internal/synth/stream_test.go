@@ -2,6 +2,7 @@ package synth
 
 import (
 	"math/bits"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -28,6 +29,31 @@ func TestRankIndex(t *testing.T) {
 			if r := m.rank(j); r != k {
 				t.Fatalf("features %d: rank(index(%d)) = %d", features, k, r)
 			}
+		}
+	}
+}
+
+// TestHash3: hash3 is the two splitmix64 steps it was written out as.
+func TestHash3(t *testing.T) {
+	old := func(a, b, c uint64) uint64 {
+		x := a ^ 0x9e3779b97f4a7c15
+		for _, y := range [...]uint64{b, c} {
+			x ^= y
+			x += 0x9e3779b97f4a7c15
+			x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+			x = (x ^ x>>27) * 0x94d049bb133111eb
+			x ^= x >> 31
+		}
+		return x
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for k := range uint64(200000) {
+		a, b, c := r.Uint64(), k, r.Uint64N(8)
+		if k%2 == 1 {
+			b = r.Uint64()
+		}
+		if got, want := hash3(a, b, c), old(a, b, c); got != want {
+			t.Fatalf("hash3(%#x, %#x, %#x) = %#x, want %#x", a, b, c, got, want)
 		}
 	}
 }
