@@ -128,14 +128,13 @@ func measure(b *testing.B, nnz int, body func()) {
 
 // benchShapes runs body for every impl × dim × nnz.
 func benchShapes(b *testing.B, body func(b *testing.B, set *benchSet, w []float64)) {
-	prev := Active().Name
-	defer Use(prev)
-	for _, im := range Impls() {
+	defer selectImpl(Name())
+	for _, name := range Available() {
 		for _, d := range benchDims {
 			for _, n := range benchNNZ {
-				b.Run(fmt.Sprintf("impl=%s/dim=%d/nnz=%d", im.Name, d, n), func(b *testing.B) {
+				b.Run(fmt.Sprintf("impl=%s/dim=%d/nnz=%d", name, d, n), func(b *testing.B) {
 					set, w := getBench(d, n)
-					Use(im.Name)
+					selectImpl(name)
 					b.ReportAllocs()
 					measure(b, n, func() { body(b, set, w) })
 				})
@@ -173,13 +172,12 @@ func BenchmarkAxpy(b *testing.B) {
 }
 
 func BenchmarkSqNorm(b *testing.B) {
-	prev := Active().Name
-	defer Use(prev)
-	for _, im := range Impls() {
+	defer selectImpl(Name())
+	for _, name := range Available() {
 		for _, n := range benchNNZ {
-			b.Run(fmt.Sprintf("impl=%s/nnz=%d", im.Name, n), func(b *testing.B) {
+			b.Run(fmt.Sprintf("impl=%s/nnz=%d", name, n), func(b *testing.B) {
 				set, _ := getBench(1<<20, n)
-				Use(im.Name)
+				selectImpl(name)
 				b.ReportAllocs()
 				measure(b, n, func() {
 					var s float64
@@ -200,19 +198,18 @@ func BenchmarkSqNorm(b *testing.B) {
 // BenchmarkExtra covers the float32 and multi-class forms at dim=65536.
 // (Its name does not match -bench 'Dot|Axpy'.)
 func BenchmarkExtra(b *testing.B) {
-	prev := Active().Name
-	defer Use(prev)
+	defer selectImpl(Name())
 	const d = 65536
-	for _, im := range Impls() {
+	for _, kname := range Available() {
 		for _, n := range benchNNZ {
 			set, w := getBench(d, n)
 			val32 := make([][]float32, len(set.val))
 			for i, v := range set.val {
 				val32[i] = to32(v)
 			}
-			run := func(name string, nnz int, f func(r int)) {
-				b.Run(fmt.Sprintf("op=%s/impl=%s/dim=%d/nnz=%d", name, im.Name, d, n), func(b *testing.B) {
-					Use(im.Name)
+			run := func(op string, nnz int, f func(r int)) {
+				b.Run(fmt.Sprintf("op=%s/impl=%s/dim=%d/nnz=%d", op, kname, d, n), func(b *testing.B) {
+					selectImpl(kname)
 					b.ReportAllocs()
 					measure(b, nnz, func() {
 						r := 0

@@ -7,78 +7,51 @@ import (
 	"github.com/klauspost/cpuid/v2"
 )
 
-// CPU capabilities, read once from cpuid at start-up. cpuid reports the
-// AVX features only if the OS saves the YMM / ZMM / opmask state (XGETBV).
-var (
-	useAVX2   = cpuid.CPU.Supports(cpuid.AVX2, cpuid.FMA3)
-	useAVX512 = useAVX2 && cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512VL)
-)
+// Dispatch flags, set by selectImpl: "avx2" sets useAVX2, "avx512" sets
+// both, since it keeps the AVX2 code for the functions that have no
+// AVX-512 version (measurements: docs/tuning.md). With neither set the
+// generic loops run.
+var useAVX2, useAVX512 bool
 
-// archImpls returns the amd64 implementations this CPU can run, worst
-// first.
-func archImpls() []*Impl {
-	var out []*Impl
-	if useAVX2 {
-		out = append(out, avx2Impl)
+// archImpls returns the amd64 implementations, worst first, and whether
+// the CPU runs them. cpuid reports the AVX features only if the OS saves
+// the YMM / ZMM / opmask state (XGETBV).
+func archImpls() []impl {
+	avx2 := cpuid.CPU.Supports(cpuid.AVX2, cpuid.FMA3)
+	avx512 := avx2 && cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512VL)
+	return []impl{
+		{name: "avx2", supported: avx2, flags: []*bool{&useAVX2}},
+		{name: "avx512", supported: avx512, flags: []*bool{&useAVX2, &useAVX512}},
 	}
-	if useAVX512 {
-		out = append(out, avx512Impl)
-	}
-	return out
 }
 
-var avx2Impl = &Impl{
-	Name:   "avx2",
-	Dot:    dotAVX2,
-	Axpy:   axpyAVX2,
-	SqNorm: amd64.SqNormAVX2,
-	Dot32:  dot32AVX2,
-	Axpy32: axpy32AVX2,
-	DotK:   dotKAVX2,
-	AxpyK:  axpyKAVX2,
-}
+// Each function below dispatches one kernel. Before calling the assembly
+// it checks the lengths that the assembly does not report, and it turns
+// the assembly's ok=false into the same panic as the generic code. Above
+// vectorMaxLen, Dot, Axpy, Dot32 and Axpy32 run the generic loop.
 
-// avx512Impl differs from avx2Impl only where AVX-512 measured faster:
-// the gathers of Dot and Dot32 (8 lanes) and SqNorm. Axpy stays AVX2: an
-// 8-lane gather/FMA/VSCATTERDPD version was no faster.
-var avx512Impl = &Impl{
-	Name:   "avx512",
-	Dot:    dotAVX512,
-	Axpy:   axpyAVX2,
-	SqNorm: amd64.SqNormAVX512,
-	Dot32:  dot32AVX512,
-	Axpy32: axpy32AVX2,
-	DotK:   dotKAVX2,
-	AxpyK:  axpyKAVX2,
-}
-
-// The wrappers check the lengths the assembly does not report, and turn
-// its ok=false into the same panic as the generic code.
-//
-// When w is longer than vectorMaxLen (1<<20 elements, 8 MiB) they call the
-// generic loop instead. Beyond that size w outgrows the L2 and the reach
-// of the second-level TLB, the accesses wait on L3 and DRAM, and there
-// the plain in-order loop measured 15-30% faster than the gathers (and
-// than the batched Axpy) at 2M, 4M, 8M and 16M elements, with 4 KiB and
-// 2 MiB pages alike; at 1<<20 elements the vector code still wins by about
-// 15%.
-
-func dotAVX2(idx []int32, val []float64, w []float64) float64 {
-	if len(w) > vectorMaxLen {
+func dot(idx []int32, val []float64, w []float64) float64 {
+	if !useAVX2 || len(w) > vectorMaxLen {
 		return dotGeneric(idx, val, w)
 	}
 	if len(val) < len(idx) {
 		panic(valError("Dot", len(idx), len(val)))
 	}
-	s, ok := amd64.DotAVX2(idx, val, w)
+	var s float64
+	var ok bool
+	if useAVX512 {
+		s, ok = amd64.DotAVX512(idx, val, w)
+	} else {
+		s, ok = amd64.DotAVX2(idx, val, w)
+	}
 	if !ok {
 		panic(indexError("Dot", idx, len(w)))
 	}
 	return s
 }
 
-func axpyAVX2(a float64, idx []int32, val []float64, w []float64) {
-	if len(w) > vectorMaxLen {
+func axpy(a float64, idx []int32, val []float64, w []float64) {
+	if !useAVX2 || len(w) > vectorMaxLen {
 		axpyGeneric(a, idx, val, w)
 		return
 	}
@@ -90,22 +63,38 @@ func axpyAVX2(a float64, idx []int32, val []float64, w []float64) {
 	}
 }
 
-func dot32AVX2(idx []int32, val []float32, w []float64) float64 {
-	if len(w) > vectorMaxLen {
+func sqNorm(val []float64) float64 {
+	if useAVX512 {
+		return amd64.SqNormAVX512(val)
+	}
+	if useAVX2 {
+		return amd64.SqNormAVX2(val)
+	}
+	return sqNormGeneric(val)
+}
+
+func dot32(idx []int32, val []float32, w []float64) float64 {
+	if !useAVX2 || len(w) > vectorMaxLen {
 		return dot32Generic(idx, val, w)
 	}
 	if len(val) < len(idx) {
 		panic(valError("Dot32", len(idx), len(val)))
 	}
-	s, ok := amd64.Dot32AVX2(idx, val, w)
+	var s float64
+	var ok bool
+	if useAVX512 {
+		s, ok = amd64.Dot32AVX512(idx, val, w)
+	} else {
+		s, ok = amd64.Dot32AVX2(idx, val, w)
+	}
 	if !ok {
 		panic(indexError("Dot32", idx, len(w)))
 	}
 	return s
 }
 
-func axpy32AVX2(a float64, idx []int32, val []float32, w []float64) {
-	if len(w) > vectorMaxLen {
+func axpy32(a float64, idx []int32, val []float32, w []float64) {
+	if !useAVX2 || len(w) > vectorMaxLen {
 		axpy32Generic(a, idx, val, w)
 		return
 	}
@@ -117,35 +106,11 @@ func axpy32AVX2(a float64, idx []int32, val []float32, w []float64) {
 	}
 }
 
-func dotAVX512(idx []int32, val []float64, w []float64) float64 {
-	if len(w) > vectorMaxLen {
-		return dotGeneric(idx, val, w)
+func dotK(idx []int32, val []float64, W []float64, K int, out []float64) {
+	if !useAVX2 {
+		dotKGeneric(idx, val, W, K, out)
+		return
 	}
-	if len(val) < len(idx) {
-		panic(valError("Dot", len(idx), len(val)))
-	}
-	s, ok := amd64.DotAVX512(idx, val, w)
-	if !ok {
-		panic(indexError("Dot", idx, len(w)))
-	}
-	return s
-}
-
-func dot32AVX512(idx []int32, val []float32, w []float64) float64 {
-	if len(w) > vectorMaxLen {
-		return dot32Generic(idx, val, w)
-	}
-	if len(val) < len(idx) {
-		panic(valError("Dot32", len(idx), len(val)))
-	}
-	s, ok := amd64.Dot32AVX512(idx, val, w)
-	if !ok {
-		panic(indexError("Dot32", idx, len(w)))
-	}
-	return s
-}
-
-func dotKAVX2(idx []int32, val []float64, W []float64, K int, out []float64) {
 	if uint(K) > uint(len(out)) {
 		panic(kError("DotK", "out", K, len(out)))
 	}
@@ -160,7 +125,11 @@ func dotKAVX2(idx []int32, val []float64, W []float64, K int, out []float64) {
 	}
 }
 
-func axpyKAVX2(coef []float64, idx []int32, val []float64, W []float64, K int) {
+func axpyK(coef []float64, idx []int32, val []float64, W []float64, K int) {
+	if !useAVX2 {
+		axpyKGeneric(coef, idx, val, W, K)
+		return
+	}
 	if uint(K) > uint(len(coef)) {
 		panic(kError("AxpyK", "coef", K, len(coef)))
 	}

@@ -9,18 +9,30 @@ import (
 )
 
 // TestEnvOverride re-runs the test binary with ACFCD_KERNEL set and checks
-// the implementation chosen at start-up and the warning.
+// the implementation selected at start-up and EnvError.
 func TestEnvOverride(t *testing.T) {
 	if os.Getenv("ACFCD_KERNEL_CHILD") == "1" {
-		fmt.Printf("active=%s warning=%s\n", Active().Name, Warning())
+		fmt.Printf("name=%s err=%v\n", Name(), EnvError())
 		return
 	}
-	best := Impls()[len(Impls())-1].Name
-	for _, c := range []struct{ env, active, warn string }{
-		{"generic", "generic", ""},
-		{best, best, ""},
-		{"no-such-kernel", best, `ACFCD_KERNEL="no-such-kernel" is not available`},
-	} {
+	avail := Available()
+	best := avail[len(avail)-1]
+	list := strings.Join(avail, ", ")
+	type envCase struct{ env, name, err string }
+	cs := []envCase{
+		{"", best, "<nil>"},
+		{"generic", "generic", "<nil>"},
+		{best, best, "<nil>"},
+		{"no-such-kernel", best, fmt.Sprintf(`ACFCD_KERNEL="no-such-kernel": unknown kernel (available: %s)`, list)},
+		{"AVX2", best, fmt.Sprintf(`ACFCD_KERNEL="AVX2": unknown kernel (available: %s)`, list)},
+	}
+	for _, im := range impls {
+		if !im.supported {
+			cs = append(cs, envCase{im.name, best,
+				fmt.Sprintf("ACFCD_KERNEL=%q: kernel not supported on this CPU (available: %s)", im.name, list)})
+		}
+	}
+	for _, c := range cs {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestEnvOverride$")
 		cmd.Env = append(os.Environ(), "ACFCD_KERNEL_CHILD=1", "ACFCD_KERNEL="+c.env)
 		out, err := cmd.CombinedOutput()
@@ -29,15 +41,12 @@ func TestEnvOverride(t *testing.T) {
 		}
 		line := ""
 		for _, l := range strings.Split(string(out), "\n") {
-			if strings.HasPrefix(l, "active=") {
+			if strings.HasPrefix(l, "name=") {
 				line = l
 			}
 		}
-		if !strings.HasPrefix(line, "active="+c.active+" ") {
-			t.Errorf("ACFCD_KERNEL=%s: got %q, want active=%s", c.env, line, c.active)
-		}
-		if (c.warn == "") != strings.HasSuffix(line, "warning=") || !strings.Contains(line, c.warn) {
-			t.Errorf("ACFCD_KERNEL=%s: got %q, want warning containing %q", c.env, line, c.warn)
+		if want := "name=" + c.name + " err=" + c.err; line != want {
+			t.Errorf("ACFCD_KERNEL=%s: got %q, want %q", c.env, line, want)
 		}
 	}
 }

@@ -100,8 +100,7 @@ func FuzzKernels(f *testing.F) {
 		in := decodeFuzz(data)
 		n, d, K := len(in.idx), in.d, in.K
 		inc := increasing(in.idx)
-		prev := Active().Name
-		defer Use(prev)
+		defer selectImpl(Name())
 
 		_, w0 := guarded(d, 0.0)
 		for i := range w0 {
@@ -119,16 +118,16 @@ func FuzzKernels(f *testing.F) {
 
 		// Reference results from the generic code.
 		var refDot, refDot32 float64
-		refDotP := catch(func() { refDot = genericImpl.Dot(in.idx, in.val, w0) })
-		refDot32P := catch(func() { refDot32 = genericImpl.Dot32(in.idx, val32, w0) })
+		refDotP := catch(func() { refDot = dotGeneric(in.idx, in.val, w0) })
+		refDot32P := catch(func() { refDot32 = dot32Generic(in.idx, val32, w0) })
 		refAxpy := slices.Clone(w0)
-		refAxpyP := catch(func() { genericImpl.Axpy(in.a, in.idx, in.val, refAxpy) })
+		refAxpyP := catch(func() { axpyGeneric(in.a, in.idx, in.val, refAxpy) })
 		refAxpy32 := slices.Clone(w0)
-		refAxpy32P := catch(func() { genericImpl.Axpy32(in.a, in.idx, val32, refAxpy32) })
+		refAxpy32P := catch(func() { axpy32Generic(in.a, in.idx, val32, refAxpy32) })
 		refOut := make([]float64, K)
-		refDotKP := catch(func() { genericImpl.DotK(in.idx, in.val, W0, K, refOut) })
+		refDotKP := catch(func() { dotKGeneric(in.idx, in.val, W0, K, refOut) })
 		refW := slices.Clone(W0)
-		refAxpyKP := catch(func() { genericImpl.AxpyK(coef, in.idx, in.val, refW, K) })
+		refAxpyKP := catch(func() { axpyKGeneric(coef, in.idx, in.val, refW, K) })
 
 		dotScale, dot32Scale := math.NaN(), math.NaN()
 		if refDotP == nil {
@@ -139,58 +138,58 @@ func FuzzKernels(f *testing.F) {
 			}
 		}
 
-		for _, im := range Impls() {
-			Use(im.Name)
+		for _, name := range Available() {
+			selectImpl(name)
 			var got float64
 			p := catch(func() { got = Dot(in.idx, in.val, w0) })
 			if !panicsLike(p, refDotP) {
-				t.Fatalf("%s Dot: panic %v, generic %v", im.Name, p, refDotP)
+				t.Fatalf("%s Dot: panic %v, generic %v", name, p, refDotP)
 			}
 			if p == nil && !sameSum(got, refDot, dotScale, n) {
-				t.Fatalf("%s Dot = %v, generic %v", im.Name, got, refDot)
+				t.Fatalf("%s Dot = %v, generic %v", name, got, refDot)
 			}
 			p = catch(func() { got = Dot32(in.idx, val32, w0) })
 			if !panicsLike(p, refDot32P) {
-				t.Fatalf("%s Dot32: panic %v, generic %v", im.Name, p, refDot32P)
+				t.Fatalf("%s Dot32: panic %v, generic %v", name, p, refDot32P)
 			}
 			if p == nil && !sameSum(got, refDot32, dot32Scale, n) {
-				t.Fatalf("%s Dot32 = %v, generic %v", im.Name, got, refDot32)
+				t.Fatalf("%s Dot32 = %v, generic %v", name, got, refDot32)
 			}
 
 			wB, w := guarded(d, math.NaN())
 			copy(w, w0)
 			p = catch(func() { Axpy(in.a, in.idx, in.val, w) })
 			if !panicsLike(p, refAxpyP) {
-				t.Fatalf("%s Axpy: panic %v, generic %v", im.Name, p, refAxpyP)
+				t.Fatalf("%s Axpy: panic %v, generic %v", name, p, refAxpyP)
 			}
-			checkGuards(t, im.Name+" Axpy", wB, math.NaN())
+			checkGuards(t, name+" Axpy", wB, math.NaN())
 			if p == nil && inc {
 				terms := make([]float64, n)
 				for k := range terms {
 					terms[k] = in.a * in.val[k]
 				}
-				checkAxpy(t, im.Name+" Axpy", w, refAxpy, w0, in.idx, terms)
+				checkAxpy(t, name+" Axpy", w, refAxpy, w0, in.idx, terms)
 			}
 			copy(w, w0)
 			p = catch(func() { Axpy32(in.a, in.idx, val32, w) })
 			if !panicsLike(p, refAxpy32P) {
-				t.Fatalf("%s Axpy32: panic %v, generic %v", im.Name, p, refAxpy32P)
+				t.Fatalf("%s Axpy32: panic %v, generic %v", name, p, refAxpy32P)
 			}
-			checkGuards(t, im.Name+" Axpy32", wB, math.NaN())
+			checkGuards(t, name+" Axpy32", wB, math.NaN())
 			if p == nil && inc {
 				terms := make([]float64, n)
 				for k := range terms {
 					terms[k] = in.a * float64(val32[k])
 				}
-				checkAxpy(t, im.Name+" Axpy32", w, refAxpy32, w0, in.idx, terms)
+				checkAxpy(t, name+" Axpy32", w, refAxpy32, w0, in.idx, terms)
 			}
 
 			outB, out := guarded(K, math.NaN())
 			p = catch(func() { DotK(in.idx, in.val, W0, K, out) })
 			if !panicsLike(p, refDotKP) {
-				t.Fatalf("%s DotK: panic %v, generic %v", im.Name, p, refDotKP)
+				t.Fatalf("%s DotK: panic %v, generic %v", name, p, refDotKP)
 			}
-			checkGuards(t, im.Name+" DotK", outB, math.NaN())
+			checkGuards(t, name+" DotK", outB, math.NaN())
 			if p == nil {
 				for c := 0; c < K; c++ {
 					var scale float64
@@ -198,7 +197,7 @@ func FuzzKernels(f *testing.F) {
 						scale += math.Abs(in.val[k] * W0[int(j)*K+c])
 					}
 					if !sameSum(out[c], refOut[c], scale, n) {
-						t.Fatalf("%s DotK out[%d] = %v, generic %v", im.Name, c, out[c], refOut[c])
+						t.Fatalf("%s DotK out[%d] = %v, generic %v", name, c, out[c], refOut[c])
 					}
 				}
 			}
@@ -206,9 +205,9 @@ func FuzzKernels(f *testing.F) {
 			copy(W, W0)
 			p = catch(func() { AxpyK(coef, in.idx, in.val, W, K) })
 			if !panicsLike(p, refAxpyKP) {
-				t.Fatalf("%s AxpyK: panic %v, generic %v", im.Name, p, refAxpyKP)
+				t.Fatalf("%s AxpyK: panic %v, generic %v", name, p, refAxpyKP)
 			}
-			checkGuards(t, im.Name+" AxpyK", WB, math.NaN())
+			checkGuards(t, name+" AxpyK", WB, math.NaN())
 			if p == nil && inc {
 				var pos []int32
 				var terms []float64
@@ -218,7 +217,7 @@ func FuzzKernels(f *testing.F) {
 						terms = append(terms, coef[c]*in.val[k])
 					}
 				}
-				checkAxpy(t, im.Name+" AxpyK", W, refW, W0, pos, terms)
+				checkAxpy(t, name+" AxpyK", W, refW, W0, pos, terms)
 			}
 
 			var sq float64
@@ -227,8 +226,8 @@ func FuzzKernels(f *testing.F) {
 			for _, v := range in.val {
 				sqScale += v * v
 			}
-			if want := genericImpl.SqNorm(in.val); !sameSum(sq, want, sqScale, n) {
-				t.Fatalf("%s SqNorm = %v, generic %v", im.Name, sq, want)
+			if want := sqNormGeneric(in.val); !sameSum(sq, want, sqScale, n) {
+				t.Fatalf("%s SqNorm = %v, generic %v", name, sq, want)
 			}
 		}
 	})

@@ -1,17 +1,7 @@
 package kernel
 
-// genericImpl is the pure-Go implementation, always available. Its loops
-// are the definitions the other implementations are tested against.
-var genericImpl = &Impl{
-	Name:   "generic",
-	Dot:    dotGeneric,
-	Axpy:   axpyGeneric,
-	SqNorm: sqNormGeneric,
-	Dot32:  dot32Generic,
-	Axpy32: axpy32Generic,
-	DotK:   dotKGeneric,
-	AxpyK:  axpyKGeneric,
-}
+// The generic loops are the definitions the other implementations are
+// tested against, and they run whenever no other is selected.
 
 // dotGeneric returns Σ val[k]·w[idx[k]].
 func dotGeneric(idx []int32, val []float64, w []float64) float64 {

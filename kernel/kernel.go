@@ -27,120 +27,68 @@
 //
 // # Dispatch
 //
-// At start-up the package registers "generic" and every implementation the
-// CPU supports ("avx2" and "avx512" on amd64, "neon" on arm64; none when
-// built with the purego tag) and activates the last, best one. The
-// environment variable ACFCD_KERNEL=name selects another one; an unknown
-// or unsupported name keeps the best and leaves a message in Warning.
-// Use switches at run time (tests, benchmarks).
+// The implementations are "generic", the pure-Go loops that define the
+// results, and those the CPU supports: "avx2" and "avx512" on amd64,
+// "neon" on arm64, none when built with the purego tag. Each function
+// tests package-level flags, set once at start-up, and calls its code
+// directly; there is no function table. (The tests select each
+// implementation in turn through an internal registry.) An implementation
+// keeps AVX2's code or the generic loop where code of its own did not pay,
+// and a model's bits depend on which code runs, so this is the table:
+//
+//	        Dot, Dot32    SqNorm   Axpy, Axpy32   DotK, AxpyK
+//	avx2    AVX2          AVX2     AVX2           AVX2
+//	avx512  AVX-512       AVX-512  AVX2           AVX2
+//	neon    NEON          NEON     NEON           generic
+//
+// and on amd64, Dot, Dot32, Axpy and Axpy32 run the generic loop when
+// len(w) > 1<<20, where the vector code is slower.
+//
+// At start-up the best implementation is selected (Available lists them,
+// best last; Name says which is in use). The environment variable
+// ACFCD_KERNEL=name selects another, e.g. ACFCD_KERNEL=generic to compare
+// whole runs. A name that is unknown or not supported on this CPU keeps
+// the best implementation and makes EnvError non-nil: programs should
+// report it, as the acfcd command does, rather than run with a kernel the
+// user did not ask for.
 package kernel
-
-import (
-	"fmt"
-	"os"
-	"strings"
-)
-
-// Impl is one implementation of the kernels. All function fields are set.
-type Impl struct {
-	Name string // "generic", "avx2", "avx512", "neon"
-
-	// Dot returns Σ_k val[k]·w[idx[k]].
-	Dot func(idx []int32, val []float64, w []float64) float64
-	// Axpy does w[idx[k]] += a·val[k] for every k.
-	Axpy func(a float64, idx []int32, val []float64, w []float64)
-	// SqNorm returns Σ_k val[k]².
-	SqNorm func(val []float64) float64
-
-	// Dot32 is Dot with float32 values.
-	Dot32 func(idx []int32, val []float32, w []float64) float64
-	// Axpy32 is Axpy with float32 values.
-	Axpy32 func(a float64, idx []int32, val []float32, w []float64)
-
-	// DotK sets out[c] = Σ_k val[k]·W[idx[k]*K+c] for c < K, where W
-	// holds K weight vectors feature-major (row j is W[j*K : j*K+K]).
-	DotK func(idx []int32, val []float64, W []float64, K int, out []float64)
-	// AxpyK does W[idx[k]*K+c] += coef[c]·val[k] for every k and c < K.
-	AxpyK func(coef []float64, idx []int32, val []float64, W []float64, K int)
-}
-
-var (
-	impls   []*Impl
-	active  *Impl
-	warning string
-)
 
 // vectorMaxLen is the length of w above which the amd64 implementations
 // hand Dot, Axpy, Dot32 and Axpy32 over to the generic loop, which is
-// faster once w is far beyond the caches (see dispatch_amd64.go). Tests
-// lower it to cover both paths.
+// faster once w is far beyond the caches (measurements: docs/tuning.md).
+// Tests lower it to cover both paths.
 var vectorMaxLen = 1 << 20
 
-func init() {
-	impls = append([]*Impl{genericImpl}, archImpls()...)
-	active = impls[len(impls)-1]
-	if name := os.Getenv("ACFCD_KERNEL"); name != "" && !Use(name) {
-		warning = fmt.Sprintf("kernel: ACFCD_KERNEL=%q is not available on this CPU (have %s); using %q",
-			name, strings.Join(names(), ", "), active.Name)
-	}
-}
-
-func names() []string {
-	var s []string
-	for _, im := range impls {
-		s = append(s, im.Name)
-	}
-	return s
-}
-
-// Impls returns every implementation usable on this CPU, generic first,
-// best last.
-func Impls() []*Impl { return append([]*Impl(nil), impls...) }
-
-// Active returns the implementation in use.
-func Active() *Impl { return active }
-
-// Warning returns why the ACFCD_KERNEL setting was ignored at start-up, or
-// "" if it was honoured or not set.
-func Warning() string { return warning }
-
-// Use switches to the named implementation and reports whether it exists
-// on this CPU. Not safe to call concurrently with the kernels.
-func Use(name string) bool {
-	for _, im := range impls {
-		if im.Name == name {
-			active = im
-			return true
-		}
-	}
-	return false
-}
+// The functions below only forward to the architecture's dispatch (dot,
+// axpy, ... in dispatch_*.go). They inline, so the caller calls that code
+// directly; the dispatch itself, with a call per implementation, is over
+// the inliner's budget.
 
 // Dot returns Σ_k val[k]·w[idx[k]].
-func Dot(idx []int32, val []float64, w []float64) float64 { return active.Dot(idx, val, w) }
+func Dot(idx []int32, val []float64, w []float64) float64 { return dot(idx, val, w) }
 
 // Axpy does w[idx[k]] += a·val[k] for every k.
-func Axpy(a float64, idx []int32, val []float64, w []float64) { active.Axpy(a, idx, val, w) }
+func Axpy(a float64, idx []int32, val []float64, w []float64) { axpy(a, idx, val, w) }
 
 // SqNorm returns Σ_k val[k]².
-func SqNorm(val []float64) float64 { return active.SqNorm(val) }
+func SqNorm(val []float64) float64 { return sqNorm(val) }
 
 // Dot32 returns Σ_k float64(val[k])·w[idx[k]].
-func Dot32(idx []int32, val []float32, w []float64) float64 { return active.Dot32(idx, val, w) }
+func Dot32(idx []int32, val []float32, w []float64) float64 { return dot32(idx, val, w) }
 
 // Axpy32 does w[idx[k]] += a·float64(val[k]) for every k.
-func Axpy32(a float64, idx []int32, val []float32, w []float64) { active.Axpy32(a, idx, val, w) }
+func Axpy32(a float64, idx []int32, val []float32, w []float64) { axpy32(a, idx, val, w) }
 
 // DotK sets out[c] = Σ_k val[k]·W[idx[k]*K+c] for every c < K: the K dot
 // products of the sparse vector with the weight vectors of a multi-class
 // model stored feature-major (W[j*K+c] is weight j of class c). It needs
 // K >= 0, len(out) >= K and idx[k] < len(W)/K; out[K:] is not touched.
 func DotK(idx []int32, val []float64, W []float64, K int, out []float64) {
-	active.DotK(idx, val, W, K, out)
+	dotK(idx, val, W, K, out)
 }
 
 // AxpyK does W[idx[k]*K+c] += coef[c]·val[k] for every k and c < K. It
 // needs K >= 0, len(coef) >= K and idx[k] < len(W)/K.
 func AxpyK(coef []float64, idx []int32, val []float64, W []float64, K int) {
-	active.AxpyK(coef, idx, val, W, K)
+	axpyK(coef, idx, val, W, K)
 }

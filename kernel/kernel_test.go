@@ -5,31 +5,32 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 )
 
-// Every test runs each registered implementation, switching to it with Use
-// and calling the package-level functions, against genericImpl's methods
-// called directly in the same binary.
+// Every test runs each implementation the CPU supports, selecting it
+// through the registry and calling the package-level functions, against
+// the generic loops called directly in the same binary.
 
-func forEachImpl(t *testing.T, f func(t *testing.T, im *Impl)) {
+func forEachImpl(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
-	prev := Active().Name
-	defer Use(prev)
-	for _, im := range Impls() {
-		if !Use(im.Name) {
-			t.Fatalf("Use(%q) = false for a registered implementation", im.Name)
+	defer selectImpl(Name())
+	for _, im := range impls {
+		if !selectImpl(im.name) {
+			t.Run(im.name, func(t *testing.T) { t.Skip("not supported on this CPU") })
+			continue
 		}
-		t.Run(im.Name, func(t *testing.T) { f(t, im) })
-		if im.Name == "generic" {
+		t.Run(im.name, f)
+		if im.name == "generic" {
 			continue
 		}
 		// Again with every w "large", which takes the amd64 kernels'
 		// hand-over to the generic loop.
 		saved := vectorMaxLen
 		vectorMaxLen = 0
-		t.Run(im.Name+"-largew", func(t *testing.T) { f(t, im) })
+		t.Run(im.name+"-largew", f)
 		vectorMaxLen = saved
 	}
 }
@@ -185,7 +186,7 @@ func cases(r *rand.Rand) []testCase {
 func TestDot(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
 	cs := cases(r)
-	forEachImpl(t, func(t *testing.T, im *Impl) {
+	forEachImpl(t, func(t *testing.T) {
 		for _, c := range cs {
 			idxB, idx := guarded[int32](c.n, int32(c.d/2))
 			copy(idx, sortedIndices(r, c.n, c.d, c.n%2 == 0))
@@ -195,7 +196,7 @@ func TestDot(t *testing.T) {
 			values(r, c.clsW, w)
 			idx0, val0, w0 := slices.Clone(idxB), slices.Clone(valB), slices.Clone(wB)
 
-			want := genericImpl.Dot(idx, val, w)
+			want := dotGeneric(idx, val, w)
 			got := Dot(idx, val, w)
 			var scale float64
 			for k, j := range idx {
@@ -213,7 +214,7 @@ func TestDot(t *testing.T) {
 			for k := range val32 {
 				val32[k] = float32(val[k])
 			}
-			want = genericImpl.Dot32(idx, val32, w)
+			want = dot32Generic(idx, val32, w)
 			got = Dot32(idx, val32, w)
 			scale = 0
 			for k, j := range idx {
@@ -267,7 +268,7 @@ func checkAxpy(t *testing.T, name string, got, want, before []float64, idx []int
 func TestAxpy(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 2))
 	cs := cases(r)
-	forEachImpl(t, func(t *testing.T, im *Impl) {
+	forEachImpl(t, func(t *testing.T) {
 		for _, c := range cs {
 			idxB, idx := guarded[int32](c.n, int32(c.d/2))
 			copy(idx, sortedIndices(r, c.n, c.d, c.n%2 == 1))
@@ -280,7 +281,7 @@ func TestAxpy(t *testing.T) {
 			idx0, val0 := slices.Clone(idxB), slices.Clone(valB)
 
 			want := slices.Clone(w)
-			genericImpl.Axpy(a, idx, val, want)
+			axpyGeneric(a, idx, val, want)
 			Axpy(a, idx, val, w)
 			terms := make([]float64, c.n)
 			for k := range terms {
@@ -300,7 +301,7 @@ func TestAxpy(t *testing.T) {
 			}
 			copy(w, before)
 			want = slices.Clone(w)
-			genericImpl.Axpy32(a, idx, val32, want)
+			axpy32Generic(a, idx, val32, want)
 			Axpy32(a, idx, val32, w)
 			checkAxpy(t, c.name+" Axpy32", w, want, before, idx, terms)
 			checkGuards(t, c.name+" Axpy32 w", wB, nan)
@@ -311,12 +312,12 @@ func TestAxpy(t *testing.T) {
 
 func TestSqNorm(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
-	forEachImpl(t, func(t *testing.T, im *Impl) {
+	forEachImpl(t, func(t *testing.T) {
 		for n := 0; n <= 300; n++ {
 			for c := 0; c < numClasses; c++ {
 				valB, val := guarded(n, nan)
 				values(r, c, val)
-				want := genericImpl.SqNorm(val)
+				want := sqNormGeneric(val)
 				got := SqNorm(val)
 				var scale float64
 				for _, v := range val {
@@ -335,7 +336,7 @@ var testKs = []int{1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 31, 33, 64}
 
 func TestDotK(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
-	forEachImpl(t, func(t *testing.T, im *Impl) {
+	forEachImpl(t, func(t *testing.T) {
 		for n := 0; n <= 300; n += 1 + n/16 {
 			for _, K := range testKs {
 				c := (n + K) % numClasses
@@ -352,7 +353,7 @@ func TestDotK(t *testing.T) {
 					W[i] = nan
 				}
 				want := make([]float64, K)
-				genericImpl.DotK(idx, val, W, K, want)
+				dotKGeneric(idx, val, W, K, want)
 				outB, out := guarded(K, nan)
 				DotK(idx, val, W, K, out)
 				for cl := 0; cl < K; cl++ {
@@ -374,7 +375,7 @@ func TestDotK(t *testing.T) {
 
 func TestAxpyK(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
-	forEachImpl(t, func(t *testing.T, im *Impl) {
+	forEachImpl(t, func(t *testing.T) {
 		for n := 0; n <= 300; n += 1 + n/16 {
 			for _, K := range testKs {
 				c := (n + K) % numClasses
@@ -391,7 +392,7 @@ func TestAxpyK(t *testing.T) {
 				}
 				before := slices.Clone(W)
 				want := slices.Clone(W)
-				genericImpl.AxpyK(coef, idx, val, want, K)
+				axpyKGeneric(coef, idx, val, want, K)
 				AxpyK(coef, idx, val, W, K)
 				// Flatten into an Axpy check over W's positions.
 				var pos []int32
@@ -446,7 +447,7 @@ func catch(f func()) (p any) {
 
 func TestIndexOutOfRange(t *testing.T) {
 	r := rand.New(rand.NewPCG(6, 6))
-	forEachImpl(t, func(t *testing.T, im *Impl) {
+	forEachImpl(t, func(t *testing.T) {
 		for _, o := range ops {
 			for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 257} {
 				for _, where := range []int{0, n / 2, n - 1} {
@@ -483,7 +484,7 @@ func TestLengthMismatch(t *testing.T) {
 	idx := []int32{0, 1, 2}
 	val := []float64{1, 2, 3, 4}[:2] // capacity reaches beyond len: must not be used
 	w := make([]float64, 10)
-	forEachImpl(t, func(t *testing.T, im *Impl) {
+	forEachImpl(t, func(t *testing.T) {
 		for _, o := range ops {
 			p := catch(func() { o.run(idx, val, w) })
 			var le *LengthError
@@ -510,7 +511,7 @@ func TestLengthMismatch(t *testing.T) {
 
 func TestHugeIndexLimit(t *testing.T) {
 	// len(w) is compared in 64 bits: an index is never taken modulo 2^32.
-	forEachImpl(t, func(t *testing.T, im *Impl) {
+	forEachImpl(t, func(t *testing.T) {
 		w := make([]float64, 5)
 		for _, j := range []int32{5, 6, math.MaxInt32, -1, math.MinInt32} {
 			if p := catch(func() { Dot([]int32{j}, []float64{1}, w) }); p == nil {
@@ -521,27 +522,40 @@ func TestHugeIndexLimit(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
-	all := Impls()
-	if len(all) == 0 || all[0].Name != "generic" {
-		t.Fatalf("Impls() = %v, want generic first", all)
+	avail := Available()
+	if len(avail) == 0 || avail[0] != "generic" {
+		t.Fatalf("Available() = %v, want generic first", avail)
 	}
-	for _, im := range all {
-		if im.Dot == nil || im.Axpy == nil || im.SqNorm == nil || im.Dot32 == nil ||
-			im.Axpy32 == nil || im.DotK == nil || im.AxpyK == nil {
-			t.Errorf("%s has a nil function", im.Name)
+	if !slices.Contains(avail, Name()) {
+		t.Errorf("Name() = %q, not in Available() = %v", Name(), avail)
+	}
+	if EnvError() == nil && os.Getenv("ACFCD_KERNEL") == "" && Name() != avail[len(avail)-1] {
+		t.Errorf("Name() = %q, want the best of %v", Name(), avail)
+	}
+	prev := Name()
+	defer selectImpl(prev)
+	for _, name := range []string{"no-such-kernel", ""} {
+		if selectImpl(name) {
+			t.Errorf("selectImpl(%q) succeeded", name)
+		}
+		if Name() != prev {
+			t.Errorf("failed selectImpl(%q) changed the implementation to %q", name, Name())
 		}
 	}
-	prev := Active().Name
-	defer Use(prev)
-	if Use("no-such-kernel") {
-		t.Error("Use of an unknown name succeeded")
-	}
-	if Active().Name != prev {
-		t.Error("failed Use changed the active implementation")
+	for _, im := range impls {
+		if !im.supported {
+			if selectImpl(im.name) {
+				t.Errorf("selectImpl(%q) succeeded for an implementation the CPU does not support", im.name)
+			}
+			continue
+		}
+		if !selectImpl(im.name) || Name() != im.name {
+			t.Errorf("selectImpl(%q): Name() = %q", im.name, Name())
+		}
 	}
 	if f := CPUFeatures(); f == "" {
 		t.Error("CPUFeatures is empty")
 	} else {
-		t.Logf("CPUFeatures: %s; implementations: %v; active: %s", f, names(), prev)
+		t.Logf("CPUFeatures: %s; available: %v; in use: %s", f, avail, prev)
 	}
 }

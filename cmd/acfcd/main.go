@@ -11,6 +11,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/acfcd/acfcd/kernel"
 )
 
 func main() {
@@ -78,6 +80,11 @@ func usage(w io.Writer) {
 }
 
 func run(stdout, stderr io.Writer, args []string) error {
+	// A mistyped ACFCD_KERNEL would otherwise go unnoticed: the kernels
+	// fall back to the best implementation.
+	if err := kernel.EnvError(); err != nil {
+		return err
+	}
 	if len(args) == 0 {
 		usage(stderr)
 		return usageError{}

@@ -22,13 +22,9 @@ func runVersion(stdout, stderr io.Writer, args []string) error {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 		version = bi.Main.Version
 	}
-	names := []string{}
-	for _, im := range kernel.Impls() {
-		names = append(names, im.Name)
-	}
 	fmt.Fprintf(stdout, "acfcd %s %s %s/%s\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(stdout, "cpu       %s\n", kernel.CPUFeatures())
-	fmt.Fprintf(stdout, "kernels   %s\n", strings.Join(names, " "))
-	fmt.Fprintf(stdout, "chosen    %s\n", kernel.Active().Name)
+	fmt.Fprintf(stdout, "kernels   %s\n", strings.Join(kernel.Available(), " "))
+	fmt.Fprintf(stdout, "chosen    %s\n", kernel.Name())
 	return nil
 }

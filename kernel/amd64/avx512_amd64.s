@@ -3,9 +3,9 @@
 #include "textflag.h"
 
 // AVX-512 (F + VL) kernels. See stubs_amd64.go for what each computes.
-// There is no AVX-512 Axpy: a VGATHERDPD + FMA + VSCATTERDPD version
-// measured no faster than AxpyAVX2 (within noise at every shape) and, unlike
-// it, would lose an update when a group of 8 repeats an index.
+// There is no AVX-512 Axpy: a scatter version did not pay (measurements:
+// docs/tuning.md) and, unlike AxpyAVX2, would lose an update when a group
+// of 8 repeats an index.
 
 #define IDX SI // &idx[k]
 #define VAL DI // &val[k]

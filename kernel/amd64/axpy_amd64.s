@@ -5,9 +5,8 @@
 // Axpy kernels. They compute the products a*val four at a time with
 // VMULPD, then add them to w one element at a time (load, VADDSD, store):
 // the same two roundings as the Go loop, so the result is bit for bit
-// generic's, and a repeated index is handled in order. (A VGATHERQPD +
-// VFMADD + scalar-store version and a scalar-FMA version measured the
-// same within noise; AVX-512 VSCATTERDPD did not pay either.)
+// generic's, and a repeated index is handled in order. (The
+// alternatives measured: docs/tuning.md.)
 
 #define IDX SI // &idx[k]
 #define VAL DI // &val[k]

@@ -24,9 +24,9 @@
 // it: repeated indices are summed or updated in order.
 //
 // Note for anyone editing the assembly: Go assembles MOVQ/MOVSD to an X
-// register as legacy SSE, and on this CPU family an SSE instruction
-// executed while the upper halves of the YMM registers are dirty cost
-// about 150 ns per call here. The kernels use VMOVQ inside AVX code and
-// only use SSE moves before the first VEX.256 instruction or after
-// VZEROUPPER.
+// register as legacy SSE, and an SSE instruction executed while the upper
+// halves of the YMM registers are dirty can cost a large penalty on every
+// call (it did on the AMD EPYC the kernels were tuned on; measurements:
+// docs/tuning.md). The kernels use VMOVQ inside AVX code and only use SSE
+// moves before the first VEX.256 instruction or after VZEROUPPER.
 package amd64
