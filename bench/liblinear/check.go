@@ -276,7 +276,7 @@ accuracies (acfcd / liblinear).
 			c.Config.Set, c.Config.S, c.Config.C, aDual, lDual,
 			fmtSci(c.DualDiff), fmtSci(c.PrimalDiff), viol, fmtSci(c.ResPrimal),
 			fmtG(c.GapHarness, 3), fmtG(c.GapLL, 3), grad, c.HeldOut, fmtG(c.Agree, 5),
-			fmtG(c.AccACFCD, 4), fmtG(c.AccLL, 4), mdEscape(verdict))
+			fmtG(c.AccACFCD, 4), fmtG(c.AccLL, 4), benchkit.MDEscape(verdict))
 	}
 	fmt.Fprintf(w, "\n**Summary:** %d of %d configurations agree: dual objectives to %g relative (or to liblinear's\n"+
 		"print precision, ±5e-7); where liblinear hit its iteration cap, acfcd's primal no more than %g above\n"+
@@ -315,7 +315,7 @@ func writeCheckCSV(w io.Writer, cs []*checkRow) error {
 			if r == nil {
 				return ""
 			}
-			return csvFloat(get(r))
+			return benchkit.CSVFloat(get(r))
 		}
 		st := func(r *row) string {
 			if r == nil {
@@ -323,15 +323,15 @@ func writeCheckCSV(w io.Writer, cs []*checkRow) error {
 			}
 			return r.Status
 		}
-		cw.Write([]string{c.Config.Set, strconv.Itoa(c.Config.S), csvFloat(c.Config.C), csvFloat(c.Config.Eps),
+		cw.Write([]string{c.Config.Set, strconv.Itoa(c.Config.S), benchkit.CSVFloat(c.Config.C), benchkit.CSVFloat(c.Config.Eps),
 			f(c.ACFCD, func(r *row) float64 { return r.Dual }), f(c.LL, func(r *row) float64 { return r.Dual }),
-			csvFloat(c.DualDiff),
+			benchkit.CSVFloat(c.DualDiff),
 			f(c.ACFCD, func(r *row) float64 { return r.Primal }), f(c.LL, func(r *row) float64 { return r.Primal }),
-			csvFloat(c.PrimalDiff), st(c.ACFCD), st(c.LL),
-			f(c.ACFCD, func(r *row) float64 { return r.Violation }), csvFloat(c.ResPrimal),
-			csvFloat(c.GapHarness), csvFloat(c.GapLL),
+			benchkit.CSVFloat(c.PrimalDiff), st(c.ACFCD), st(c.LL),
+			f(c.ACFCD, func(r *row) float64 { return r.Violation }), benchkit.CSVFloat(c.ResPrimal),
+			benchkit.CSVFloat(c.GapHarness), benchkit.CSVFloat(c.GapLL),
 			f(c.ACFCD, func(r *row) float64 { return r.GradInf }), f(c.LL, func(r *row) float64 { return r.GradInf }),
-			c.HeldOut, strconv.Itoa(c.N), csvFloat(c.Agree), csvFloat(c.AccACFCD), csvFloat(c.AccLL),
+			c.HeldOut, strconv.Itoa(c.N), benchkit.CSVFloat(c.Agree), benchkit.CSVFloat(c.AccACFCD), benchkit.CSVFloat(c.AccLL),
 			c.CompareMode, strconv.FormatBool(c.OK), strings.Join(c.Reasons, "; "), strings.Join(c.Notes, "; ")})
 	}
 	cw.Flush()

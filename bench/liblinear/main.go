@@ -13,8 +13,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,18 +24,7 @@ import (
 )
 
 func main() {
-	o, err := parseOptions(os.Args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "liblinear-bench:", err)
-		os.Exit(2)
-	}
-	if err := run(o, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "liblinear-bench:", err)
-		os.Exit(1)
-	}
+	benchkit.Main("liblinear-bench", parseOptions, func(o *options) error { return run(o, os.Stdout) })
 }
 
 // run executes the benchmark (or -check) and writes the report to stdout

@@ -4,13 +4,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/acfcd/acfcd/bench/internal/benchkit"
 )
 
-// defaultSets are the binary problems of /work/shared/data (see its
+// defaultSets are the binary problems of ../shared/data (see its
 // SOURCES.md) plus news20bin, which the harness derives from news20.
 var defaultSets = []string{
 	"heart_scale", "breast-cancer_scale", "diabetes_scale",
@@ -76,21 +77,14 @@ func (a *anchorFlags) Set(v string) error {
 // parseOptions reads the flags in args (without the program name).
 func parseOptions(args []string) (*options, error) {
 	fs := flag.NewFlagSet("liblinear-bench", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: go run ./bench/liblinear [flags]\n\n"+
-			"Runs acfcd (several coordinate selections) and liblinear-train (2.3.0 and any\n"+
+	benchkit.SetUsage(fs, "go run ./bench/liblinear",
+		"Runs acfcd (several coordinate selections) and liblinear-train (2.3.0 and any\n"+
 			"-anchor binaries) on the same files and settings; prints a Markdown table.\n"+
-			"With -check, compares acfcd with liblinear 2.3.0 for correctness instead.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	dataDefault := os.Getenv("ACFCD_DATA")
-	if dataDefault == "" {
-		dataDefault = "../shared/data"
-	}
+			"With -check, compares acfcd with liblinear 2.3.0 for correctness instead.")
 	o := &options{}
 	var sets, solvers, cs, selects string
 	var anchors anchorFlags
-	fs.StringVar(&o.DataDir, "data", dataDefault, "directory of the data files (default $ACFCD_DATA or ../shared/data)")
+	fs.StringVar(&o.DataDir, "data", benchkit.DataDir(), "directory of the data files (default $ACFCD_DATA or ../shared/data)")
 	fs.StringVar(&o.WorkDir, "workdir", "", "keep decompressed and derived files here and reuse them across runs (default: a temp dir, removed at exit)")
 	fs.StringVar(&sets, "sets", strings.Join(defaultSets, ","), "comma-separated data sets (file names in -data without .bz2/.svm; news20bin is derived from news20)")
 	fs.StringVar(&solvers, "s", "1,3,7", "comma-separated liblinear solvers: 1 (squared hinge), 3 (hinge), 7 (logistic), all dual")
@@ -119,7 +113,7 @@ func parseOptions(args []string) (*options, error) {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	var err error
-	if o.Sets = splitList(sets); len(o.Sets) == 0 {
+	if o.Sets = benchkit.SplitList(sets); len(o.Sets) == 0 {
 		return nil, errors.New("-sets is empty")
 	}
 	if o.Solvers, err = parseInts(solvers); err != nil {
@@ -141,7 +135,7 @@ func parseOptions(args []string) (*options, error) {
 	if !(o.Eps > 0) {
 		return nil, fmt.Errorf("-e %g: must be > 0", o.Eps)
 	}
-	o.Selects = splitList(selects)
+	o.Selects = benchkit.SplitList(selects)
 	for _, s := range o.Selects {
 		switch s {
 		case "uniform", "shrink", "acf", "acf+shrink", "default":
@@ -177,42 +171,17 @@ func parseOptions(args []string) (*options, error) {
 	return o, nil
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, p := range splitList(s) {
-		v, err := strconv.Atoi(p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("empty list")
-	}
-	return out, nil
-}
+// parseInts and parseFloats parse a comma-separated list of at least one
+// number.
+func parseInts(s string) ([]int, error) { return nonEmpty(benchkit.ParseList(s, strconv.Atoi)) }
 
 func parseFloats(s string) ([]float64, error) {
-	var out []float64
-	for _, p := range splitList(s) {
-		v, err := strconv.ParseFloat(p, 64)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
+	return nonEmpty(benchkit.ParseList(s, func(p string) (float64, error) { return strconv.ParseFloat(p, 64) }))
+}
+
+func nonEmpty[T any](v []T, err error) ([]T, error) {
+	if err == nil && len(v) == 0 {
 		return nil, errors.New("empty list")
 	}
-	return out, nil
+	return v, err
 }

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/acfcd/acfcd/bench/internal/benchkit"
 )
 
 // Formatting helpers: "–" stands for "not known / not applicable".
@@ -93,7 +95,7 @@ func writeMarkdown(w io.Writer, rows []*row, o *options) {
 			r.Config.Set, r.Config.S, r.Config.C, r.Tool,
 			fmtInt(r.Steps), fmtInt(r.Epochs), fmtInt(r.Ops),
 			total, fmtSec(r.CPU), fmtSec(r.Train), fmtG(r.Dual, 10), fmtG(r.Primal, 10),
-			fmtExcess(r.Excess), mdEscape(status), fmtRatio(r.Ratio), fmtRatio(r.CPURatio))
+			fmtExcess(r.Excess), benchkit.MDEscape(status), fmtRatio(r.Ratio), fmtRatio(r.CPURatio))
 	}
 	fmt.Fprintln(w)
 }
@@ -113,23 +115,6 @@ func firstLine(s string) string {
 	return s
 }
 
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
-
-// csvFloat writes NaN as an empty field.
-func csvFloat(v float64) string {
-	if math.IsNaN(v) {
-		return ""
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
-func csvInt(v int64) string {
-	if v < 0 {
-		return ""
-	}
-	return strconv.FormatInt(v, 10)
-}
-
 // writeCSV writes rows with every number in full precision.
 func writeCSV(w io.Writer, rows []*row) error {
 	cw := csv.NewWriter(w)
@@ -139,13 +124,13 @@ func writeCSV(w io.Writer, rows []*row) error {
 	for _, r := range rows {
 		times := make([]string, len(r.Times))
 		for i, t := range r.Times {
-			times[i] = csvFloat(t)
+			times[i] = benchkit.CSVFloat(t)
 		}
-		cw.Write([]string{r.Config.Set, strconv.Itoa(r.Config.S), csvFloat(r.Config.C),
-			csvFloat(r.Config.Eps), r.Tool, csvInt(r.Steps), csvInt(r.Epochs), csvInt(r.Ops),
-			csvFloat(r.Total), csvFloat(r.Train), csvFloat(r.CPU), strings.Join(times, " "),
-			csvFloat(r.Dual), csvFloat(r.Primal), csvFloat(r.Excess), csvFloat(r.GradInf),
-			csvFloat(r.Gap), csvFloat(r.Violation), r.Status, csvFloat(r.Ratio), csvFloat(r.CPURatio), r.Note})
+		cw.Write([]string{r.Config.Set, strconv.Itoa(r.Config.S), benchkit.CSVFloat(r.Config.C),
+			benchkit.CSVFloat(r.Config.Eps), r.Tool, benchkit.CSVInt(r.Steps), benchkit.CSVInt(r.Epochs), benchkit.CSVInt(r.Ops),
+			benchkit.CSVFloat(r.Total), benchkit.CSVFloat(r.Train), benchkit.CSVFloat(r.CPU), strings.Join(times, " "),
+			benchkit.CSVFloat(r.Dual), benchkit.CSVFloat(r.Primal), benchkit.CSVFloat(r.Excess), benchkit.CSVFloat(r.GradInf),
+			benchkit.CSVFloat(r.Gap), benchkit.CSVFloat(r.Violation), r.Status, benchkit.CSVFloat(r.Ratio), benchkit.CSVFloat(r.CPURatio), r.Note})
 	}
 	cw.Flush()
 	return cw.Error()

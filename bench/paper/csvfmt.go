@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/acfcd/acfcd/bench/internal/benchkit"
 )
 
 // csvHeader are the CSV columns, one row per run.
@@ -15,18 +17,12 @@ var csvHeader = []string{"problem", "variant", "s", "set", "file", "param", "val
 	"steps", "epochs", "operations", "objective", "primal", "gap", "violation",
 	"lasso_F", "F_rel_sklearn", "nnz_w", "test_acc", "time_limit_s", "note"}
 
+// csvFloat is benchkit.CSVFloat with ±Inf, unknown here too, empty.
 func csvFloat(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	if math.IsInf(v, 0) {
 		return ""
 	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
-func csvInt(v int64) string {
-	if v < 0 {
-		return ""
-	}
-	return strconv.FormatInt(v, 10)
+	return benchkit.CSVFloat(v)
 }
 
 // writeCSV writes every run, numbers in full precision, unknown = empty.
@@ -52,7 +48,7 @@ func writeCSV(w io.Writer, runs []*runRec) error {
 		cw.Write([]string{c.Problem, c.Variant(), s, c.Set, c.File, c.valueKey(), csvFloat(c.Value),
 			csvFloat(r.Lambda), eps, csvFloat(r.EpsAbs), r.Tool, strconv.Itoa(r.Round), r.Status,
 			csvFloat(r.Sec), csvFloat(r.CPU), csvFloat(r.Wall), csvFloat(r.Baseline),
-			csvInt(r.Steps), csvInt(r.Epochs), csvInt(r.Ops), csvFloat(r.Objective), csvFloat(r.Primal),
+			benchkit.CSVInt(r.Steps), benchkit.CSVInt(r.Epochs), benchkit.CSVInt(r.Ops), csvFloat(r.Objective), csvFloat(r.Primal),
 			csvFloat(r.Gap), csvFloat(r.Violation), csvFloat(r.Eval), csvFloat(r.ObjRel), nnz,
 			csvFloat(r.TestAcc), csvFloat(r.Timeout), r.Note})
 	}

@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
+	"github.com/acfcd/acfcd/bench/internal/benchkit"
 	"github.com/acfcd/acfcd/solver"
 )
 
@@ -329,29 +329,16 @@ func gridOf(grids []problemGrid, p string) problemGrid {
 	return problemGrid{}
 }
 
-// parseList splits a comma-separated flag value.
-func parseList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // parseFloats parses a comma-separated list of positive numbers.
 func parseFloats(s string) ([]float64, error) {
-	var out []float64
-	for _, p := range parseList(s) {
+	return benchkit.ParseList(s, func(p string) (float64, error) {
 		v, err := strconv.ParseFloat(p, 64)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 		if !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%s: must be a positive number", p)
+			return 0, fmt.Errorf("%s: must be a positive number", p)
 		}
-		out = append(out, v)
-	}
-	return out, nil
+		return v, nil
+	})
 }

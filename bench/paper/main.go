@@ -60,20 +60,13 @@ type options struct {
 func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("paper", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: go run ./bench/paper [flags]\n\n"+
-			"Runs the ACF paper's evaluation grid (svm, lr, lasso, ww) with acfcd's coordinate\n"+
+	benchkit.SetUsage(fs, "go run ./bench/paper",
+		"Runs the ACF paper's evaluation grid (svm, lr, lasso, ww) with acfcd's coordinate\n"+
 			"selections, liblinear-train and scikit-learn, and writes Markdown, CSV, Go benchmark\n"+
-			"format and SVG plots to -out. -dry-run prints the grid's size and estimated duration.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	dataDefault := os.Getenv("ACFCD_DATA")
-	if dataDefault == "" {
-		dataDefault = "../shared/data"
-	}
+			"format and SVG plots to -out. -dry-run prints the grid's size and estimated duration.")
 	o := &options{}
 	var problems, sets, cs, fracs, eps, selects string
-	fs.StringVar(&o.DataDir, "data", dataDefault, "directory of the data sets (default $ACFCD_DATA, else ../shared/data)")
+	fs.StringVar(&o.DataDir, "data", benchkit.DataDir(), "directory of the data sets (default $ACFCD_DATA, else ../shared/data)")
 	fs.StringVar(&o.WorkDir, "workdir", filepath.Join(os.TempDir(), "acfcd-paper-work"), "decompressed sets, splits and binary caches, kept and reused across runs")
 	fs.StringVar(&o.Out, "out", "paper-results", "output directory: paper.md, runs.csv, bench.txt, plots/")
 	fs.StringVar(&problems, "problems", "svm,lr,lasso,ww", "problems: svm (-s 3 and -s 1; svm3 or svm1 for one), lr (-s 7), lasso, ww")
@@ -112,13 +105,13 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		}
 	}
 	var err error
-	o.Problems = parseList(problems)
+	o.Problems = benchkit.SplitList(problems)
 	for _, p := range o.Problems {
 		if _, _, err := problemOf(p); err != nil {
 			return nil, fmt.Errorf("-problems: %w", err)
 		}
 	}
-	o.Sets = parseList(sets)
+	o.Sets = benchkit.SplitList(sets)
 	if o.Cs, err = parseFloats(cs); err != nil {
 		return nil, fmt.Errorf("-c: %w", err)
 	}
@@ -133,7 +126,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if o.Eps, err = parseFloats(eps); err != nil || len(o.Eps) == 0 {
 		return nil, fmt.Errorf("-eps: %v", err)
 	}
-	o.Selects = parseList(selects)
+	o.Selects = benchkit.SplitList(selects)
 	for _, s := range o.Selects {
 		if !slices.Contains([]string{"uniform", "shrink", "cyclic", "acf", "acf+shrink"}, s) {
 			return nil, fmt.Errorf("-select %q: want uniform, shrink, cyclic, acf or acf+shrink", s)
@@ -157,18 +150,8 @@ func main() {
 		runWorker()
 		return
 	}
-	o, err := parseOptions(os.Args[1:], os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "paper:", err)
-		os.Exit(2)
-	}
-	if err := run(o, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "paper:", err)
-		os.Exit(1)
-	}
+	benchkit.Main("paper", func(args []string) (*options, error) { return parseOptions(args, os.Stderr) },
+		func(o *options) error { return run(o, os.Stdout) })
 }
 
 // run expands the grid, prints the plan and (unless -dry-run) runs it and

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/acfcd/acfcd/bench/internal/benchkit"
 )
 
 const dash = "–"
@@ -91,8 +93,6 @@ func statusText(c *cell, v string) string {
 	}
 	return v
 }
-
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 
 // baselinesOf are the tools the ACF variants are compared with: uniform,
 // then shrink or cyclic, then the external anchor.
@@ -287,7 +287,7 @@ func writeSets(w io.Writer, rp *report) {
 			cl = strconv.Itoa(s.Classes)
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %d | %s | %s | %s |\n", s.Name, s.File, strings.Join(uses, ", "),
-			s.Rows, s.Features, s.NNZ, cl, mdEscape(held), lm)
+			s.Rows, s.Features, s.NNZ, cl, benchkit.MDEscape(held), lm)
 	}
 	fmt.Fprintln(w)
 }
@@ -344,29 +344,38 @@ func writeVariant(w io.Writer, rp *report, m map[cellKey]*cell, cs []config) {
 		}
 	}
 
+	// table writes a column per tool of cols (headed by heads), the cell
+	// of a run being text(t, x), then the speed-up columns names of the
+	// pairs ps in metric f.
+	table := func(title string, heads, cols, names []string, ps [][2]string, text func(string, *cell) string, f func(*cell) float64) {
+		head(title, heads, names)
+		for _, c := range cs {
+			rowStart(c)
+			for _, t := range cols {
+				x := lookup(m, c, t)
+				v := dash
+				if x != nil {
+					v = text(t, x)
+				}
+				fmt.Fprintf(w, " %s |", v)
+			}
+			for _, p := range ps {
+				fmt.Fprintf(w, " %s |", fmtRatio(cellRatio(m, c, p, f)))
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w)
+	}
+
 	// Seconds.
 	names, ps := pairs(bases)
 	var cols []string
 	for _, t := range tools {
 		cols = append(cols, toolHeader(t, rp.Opts))
 	}
-	head("Seconds (training only)", cols, names)
-	for _, c := range cs {
-		rowStart(c)
-		for _, t := range tools {
-			x := lookup(m, c, t)
-			v := dash
-			if x != nil {
-				v = statusText(x, fmtSec(x.Sec))
-			}
-			fmt.Fprintf(w, " %s |", v)
-		}
-		for _, p := range ps {
-			fmt.Fprintf(w, " %s |", fmtRatio(cellRatio(m, c, p, func(x *cell) float64 { return x.Sec })))
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintln(w)
+	table("Seconds (training only)", cols, tools, names, ps,
+		func(_ string, x *cell) string { return statusText(x, fmtSec(x.Sec)) },
+		func(x *cell) float64 { return x.Sec })
 
 	// Iterations.
 	names, ps = pairs(oursBases)
@@ -378,58 +387,30 @@ func writeVariant(w io.Writer, rp *report, m map[cellKey]*cell, cs []config) {
 		}
 		cols = append(cols, h)
 	}
-	head("Iterations (CD steps)", cols, names)
-	count := func(x *cell) float64 {
-		if x.First.Steps < 0 {
-			return math.NaN()
-		}
-		return float64(x.First.Steps)
-	}
-	for _, c := range cs {
-		rowStart(c)
-		for _, t := range tools {
-			x := lookup(m, c, t)
-			v := dash
-			if x != nil {
-				n := x.First.Steps
-				if isExternal(t) {
-					n = x.First.Epochs
-				}
-				v = statusText(x, fmtCount(n))
+	table("Iterations (CD steps)", cols, tools, names, ps,
+		func(t string, x *cell) string {
+			n := x.First.Steps
+			if isExternal(t) {
+				n = x.First.Epochs
 			}
-			fmt.Fprintf(w, " %s |", v)
-		}
-		for _, p := range ps {
-			fmt.Fprintf(w, " %s |", fmtRatio(cellRatio(m, c, p, count)))
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintln(w)
+			return statusText(x, fmtCount(n))
+		},
+		func(x *cell) float64 {
+			if x.First.Steps < 0 {
+				return math.NaN()
+			}
+			return float64(x.First.Steps)
+		})
 
 	// Operations.
-	head("Operations (non-zeros touched)", ours, names)
-	ops := func(x *cell) float64 {
-		if x.First.Ops < 0 {
-			return math.NaN()
-		}
-		return float64(x.First.Ops)
-	}
-	for _, c := range cs {
-		rowStart(c)
-		for _, t := range ours {
-			x := lookup(m, c, t)
-			v := dash
-			if x != nil {
-				v = statusText(x, fmtCount(x.First.Ops))
+	table("Operations (non-zeros touched)", ours, ours, names, ps,
+		func(_ string, x *cell) string { return statusText(x, fmtCount(x.First.Ops)) },
+		func(x *cell) float64 {
+			if x.First.Ops < 0 {
+				return math.NaN()
 			}
-			fmt.Fprintf(w, " %s |", v)
-		}
-		for _, p := range ps {
-			fmt.Fprintf(w, " %s |", fmtRatio(cellRatio(m, c, p, ops)))
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintln(w)
+			return float64(x.First.Ops)
+		})
 
 	if lasso {
 		writeLassoQuality(w, m, cs, tools, rp.Opts)
@@ -589,7 +570,7 @@ func writeFailures(w io.Writer, rp *report) {
 			eps = "tol " + fmtNum(rp.Opts.SkTol)
 		}
 		fmt.Fprintf(w, "| %s | %s | %s=%s | %s | %s | %d | %s | %s | %s | %s |\n", r.Cfg.Variant(), r.Cfg.Set,
-			r.Cfg.valueKey(), fmtNum(r.Cfg.Value), eps, r.Tool, r.Round, r.Status, fmtSec(r.Sec), fmtCount(r.Steps), mdEscape(firstLine(r.Note)))
+			r.Cfg.valueKey(), fmtNum(r.Cfg.Value), eps, r.Tool, r.Round, r.Status, fmtSec(r.Sec), fmtCount(r.Steps), benchkit.MDEscape(firstLine(r.Note)))
 	}
 	if n == 0 {
 		fmt.Fprintln(w, "None.")

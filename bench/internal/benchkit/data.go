@@ -1,7 +1,8 @@
 // Package benchkit holds what the benchmark commands under bench/ share:
 // the data workspace (finding, decompressing, deriving and splitting the
 // sets of ../shared/data), running liblinear-train and reading its output,
-// and small helpers (median, process CPU time).
+// the command-line frame (Main, flags, the default data directory) and
+// small helpers (CSV and Markdown fields, median, process CPU time).
 package benchkit
 
 import (
