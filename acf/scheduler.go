@@ -190,8 +190,9 @@ func (s *Scheduler) NextActive(p *Prefs, active []int32) []int32 {
 // bias of that order in the frequencies, far below their sampling noise.
 //
 // The step down is math.Nextafter32(f, −∞) written out, and for the usual
-// positive credit without a branch on the rounding direction (which is a
-// coin flip): store was 60% of a streamed sweep's scheduling time.
+// positive credit without a branch on the rounding direction, which is a
+// coin flip: store is most of a streamed sweep's scheduling time
+// (measurements: docs/tuning.md).
 func store(a float64) float32 {
 	f := float32(a)
 	if f > 0 {

@@ -25,13 +25,13 @@ import (
 // whole-sweep shuffle; and the frequencies, the sweep-length bound (on
 // average m, at most 2m entries) and the visit bound are those of Next.
 // P is Σ_{active} p at the start of the sweep for round 1 (compensated
-// sum), then the plain sum seen by the previous round's pass (the preferences change as the steps
-// are taken; the 2m bound is enforced by a clamp, as in Next).
+// sum), then the plain sum seen by the previous round's pass (the
+// preferences change as the steps are taken; the 2m bound is enforced by
+// a clamp, as in Next).
 //
-// A first design walked coordinates in a pseudo-random order of groups of
-// 64 and emitted all copies of a coordinate at once, so they landed in one
-// chunk: on a 10⁶-example kdd-shaped problem (chunks of a tenth of a
-// sweep) it took 27 epochs where whole sweeps take 18.
+// Copies are spread over the rounds rather than emitted all at once: in
+// one chunk they would be steps on the same coordinate close together,
+// which take many more epochs (measurements: docs/tuning.md).
 //
 // A uniform sweep (p nil) gives each active coordinate one visit, in the
 // round given by a keyed hash of its index, fresh each sweep: random
