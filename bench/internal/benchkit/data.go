@@ -184,27 +184,23 @@ func Compression(path string) (string, error) {
 // system's bzip2/gzip when present (faster) and dataio.Open otherwise;
 // comp "" copies a plain file as it is.
 func Decompress(path, comp string, out io.Writer) error {
+	if tool := map[string]string{"bz2": "bzip2", "gz": "gzip"}[comp]; tool != "" {
+		if p, err := exec.LookPath(tool); err == nil {
+			cmd := exec.Command(p, "-dc", path)
+			cmd.Stdout = out
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil {
+				return fmt.Errorf("%s -dc %s: %v: %s", tool, path, err, strings.TrimSpace(stderr.String()))
+			}
+			return nil
+		}
+	}
+	open := dataio.Open
 	if comp == "" {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = io.Copy(out, f)
-		return err
+		open = func(path string) (io.ReadCloser, error) { return os.Open(path) }
 	}
-	tool := map[string]string{"bz2": "bzip2", "gz": "gzip"}[comp]
-	if p, err := exec.LookPath(tool); err == nil {
-		cmd := exec.Command(p, "-dc", path)
-		cmd.Stdout = out
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("%s -dc %s: %v: %s", tool, path, err, strings.TrimSpace(stderr.String()))
-		}
-		return nil
-	}
-	r, err := dataio.Open(path)
+	r, err := open(path)
 	if err != nil {
 		return err
 	}
