@@ -51,7 +51,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // Which NDJSON parser to use; tests set ndjsonPath.
@@ -302,7 +301,7 @@ func newNDBuilder(c *ndChunk, opt Options, chunk []byte) ndBuilder {
 	} else {
 		c.val = make([]float64, 0, nnz)
 	}
-	b := ndBuilder{c: c, zeroBased: opt.ZeroBased, f32: opt.Float32, keepQID: opt.KeepQID, maxIdx0: ndMaxFeatures - 1}
+	b := ndBuilder{c: c, zeroBased: opt.ZeroBased, f32: opt.Float32, keepQID: opt.KeepQID, maxIdx0: maxFeatures - 1}
 	if opt.MaxFeatures > 0 && int64(opt.MaxFeatures)-1 < b.maxIdx0 {
 		b.maxIdx0, b.capByOpt = int64(opt.MaxFeatures)-1, true
 	}
@@ -343,7 +342,7 @@ func (b *ndBuilder) indexSlow(key []byte) (int32, string) {
 	var x uint64
 	for _, c := range key {
 		if c < '0' || c > '9' {
-			return 0, fmt.Sprintf("feature key %s is not a feature number (decimal digits)", ndQuote(key))
+			return 0, fmt.Sprintf("feature key %s is not a feature number (decimal digits)", quote(key))
 		}
 		if x <= math.MaxInt64/10 {
 			x = x*10 + uint64(c-'0')
@@ -363,7 +362,7 @@ func (b *ndBuilder) indexSlow(key []byte) (int32, string) {
 			return 0, fmt.Sprintf("feature index %s exceeds the cap of %d features (--max-features, Options.MaxFeatures; raise it to at least %d to read this file)",
 				bytes.TrimLeft(key, "0"), b.maxIdx0+1, idx0+1)
 		}
-		return 0, fmt.Sprintf("feature index %s is too large (at most %d features are supported)", bytes.TrimLeft(key, "0"), ndMaxFeatures)
+		return 0, fmt.Sprintf("feature index %s is too large (at most %d features are supported)", bytes.TrimLeft(key, "0"), maxFeatures)
 	}
 	return int32(idx0), ""
 }
@@ -563,7 +562,7 @@ func (s *ndScanner) example() bool {
 			}
 			s.ws()
 			if s.peek() != ':' {
-				return s.errAt(s.i, "expected ':' after key %s, found %s", ndQuote(key), s.unexpected())
+				return s.errAt(s.i, "expected ':' after key %s, found %s", quote(key), s.unexpected())
 			}
 			s.i++
 			s.ws()
@@ -579,7 +578,7 @@ func (s *ndScanner) example() bool {
 					return false
 				}
 				if math.IsInf(v, 0) {
-					return s.errAt(vpos, "label %s is not a finite number", ndQuote(s.d[vpos:s.i]))
+					return s.errAt(vpos, "label %s is not a finite number", quote(s.d[vpos:s.i]))
 				}
 				label = v
 			case "qid":
@@ -594,11 +593,11 @@ func (s *ndScanner) example() bool {
 				}
 				tok := s.d[vpos:s.i]
 				if !isInt {
-					return s.errAt(vpos, "qid %s is not an integer", ndQuote(tok))
+					return s.errAt(vpos, "qid %s is not an integer", quote(tok))
 				}
-				q, err := strconv.ParseInt(ndBstr(tok), 10, 64)
+				q, err := strconv.ParseInt(bstr(tok), 10, 64)
 				if err != nil {
-					return s.errAt(vpos, "qid %s is out of the int64 range", ndQuote(tok))
+					return s.errAt(vpos, "qid %s is out of the int64 range", quote(tok))
 				}
 				qid = q
 			case "features":
@@ -610,7 +609,7 @@ func (s *ndScanner) example() bool {
 					return false
 				}
 			default:
-				return s.errAt(kpos, `unknown key %s (an example has only "label", "features" and "qid")`, ndQuote(key))
+				return s.errAt(kpos, `unknown key %s (an example has only "label", "features" and "qid")`, quote(key))
 			}
 			s.ws()
 			c := s.peek()
@@ -669,7 +668,7 @@ func (s *ndScanner) features() bool {
 		}
 		s.ws()
 		if s.peek() != ':' {
-			return s.errAt(s.i, "expected ':' after feature key %s, found %s", ndQuote(key), s.unexpected())
+			return s.errAt(s.i, "expected ':' after feature key %s, found %s", quote(key), s.unexpected())
 		}
 		s.i++
 		s.ws()
@@ -679,13 +678,13 @@ func (s *ndScanner) features() bool {
 			return false
 		}
 		if math.IsInf(v, 0) {
-			return s.errAt(vpos, "value %s for feature %s is not a finite number", ndQuote(s.d[vpos:s.i]), key)
+			return s.errAt(vpos, "value %s for feature %s is not a finite number", quote(s.d[vpos:s.i]), key)
 		}
 		switch s.b.add(j, v) {
 		case addDuplicate:
 			return s.errAt(kpos, "duplicate feature %s", key)
 		case addFloat32Range:
-			return s.errAt(vpos, "value %s for feature %s is out of float32 range", ndQuote(s.d[vpos:s.i]), key)
+			return s.errAt(vpos, "value %s for feature %s is out of float32 range", quote(s.d[vpos:s.i]), key)
 		}
 		s.ws()
 		switch s.peek() {
@@ -772,7 +771,7 @@ func (s *ndScanner) strSlow(st int) ([]byte, bool) {
 			i += n
 			continue
 		default:
-			return nil, s.errAt(i, "invalid escape %s in a string", ndQuote(d[i:min(i+2, len(d))]))
+			return nil, s.errAt(i, "invalid escape %s in a string", quote(d[i:min(i+2, len(d))]))
 		}
 		i += 2
 	}
@@ -822,7 +821,7 @@ func (s *ndScanner) number(what string, key []byte) (v float64, isInt bool, ok b
 	}
 	if i >= len(d) || d[i]-'0' > 9 {
 		if neg || (i < len(d) && isWordByte(d[i])) {
-			return 0, false, s.errAt(st, "%s%s must be a number, found %s", what, key, ndQuote(d[st:numTokenEnd(d, st)]))
+			return 0, false, s.errAt(st, "%s%s must be a number, found %s", what, key, quote(d[st:numTokenEnd(d, st)]))
 		}
 		return 0, false, s.errAt(st, "%s%s must be a number, found %s", what, key, s.unexpected())
 	}
@@ -835,7 +834,7 @@ func (s *ndScanner) number(what string, key []byte) (v float64, isInt bool, ok b
 	}
 	n := i - intStart
 	if d[intStart] == '0' && n > 1 {
-		return 0, false, s.errAt(st, "invalid number %s (leading zero)", ndQuote(d[st:numTokenEnd(d, st)]))
+		return 0, false, s.errAt(st, "invalid number %s (leading zero)", quote(d[st:numTokenEnd(d, st)]))
 	}
 	e := 0
 	isInt = true
@@ -847,7 +846,7 @@ func (s *ndScanner) number(what string, key []byte) (v float64, isInt bool, ok b
 			m = m*10 + uint64(d[i]-'0')
 		}
 		if i == fracStart {
-			return 0, false, s.errAt(st, "invalid number %s (digits must follow '.')", ndQuote(d[st:numTokenEnd(d, st)]))
+			return 0, false, s.errAt(st, "invalid number %s (digits must follow '.')", quote(d[st:numTokenEnd(d, st)]))
 		}
 		n += i - fracStart
 		e = fracStart - i
@@ -861,7 +860,7 @@ func (s *ndScanner) number(what string, key []byte) (v float64, isInt bool, ok b
 			i++
 		}
 		if i >= len(d) || d[i]-'0' > 9 {
-			return 0, false, s.errAt(st, "invalid number %s (digits must follow the exponent)", ndQuote(d[st:numTokenEnd(d, st)]))
+			return 0, false, s.errAt(st, "invalid number %s (digits must follow the exponent)", quote(d[st:numTokenEnd(d, st)]))
 		}
 		x := 0
 		for ; i < len(d) && d[i]-'0' <= 9; i++ {
@@ -875,14 +874,14 @@ func (s *ndScanner) number(what string, key []byte) (v float64, isInt bool, ok b
 		e += x
 	}
 	if i < len(d) && !isNumEnd(d[i]) {
-		return 0, false, s.errAt(st, "invalid number %s", ndQuote(d[st:numTokenEnd(d, st)]))
+		return 0, false, s.errAt(st, "invalid number %s", quote(d[st:numTokenEnd(d, st)]))
 	}
 	s.i = i
 	switch {
 	case n > 19:
-		f, err := strconv.ParseFloat(ndBstr(d[st:i]), 64)
+		f, err := strconv.ParseFloat(bstr(d[st:i]), 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return 0, false, s.errAt(st, "invalid number %s", ndQuote(d[st:i]))
+			return 0, false, s.errAt(st, "invalid number %s", quote(d[st:i]))
 		}
 		return f, isInt, true
 	case m == 0:
@@ -896,9 +895,9 @@ func (s *ndScanner) number(what string, key []byte) (v float64, isInt bool, ok b
 			v = float64(m) / ndPow10[-e]
 		}
 	default:
-		f, err := strconv.ParseFloat(ndBstr(d[st:i]), 64)
+		f, err := strconv.ParseFloat(bstr(d[st:i]), 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return 0, false, s.errAt(st, "invalid number %s", ndQuote(d[st:i]))
+			return 0, false, s.errAt(st, "invalid number %s", quote(d[st:i]))
 		}
 		return f, isInt, true
 	}
@@ -931,26 +930,4 @@ func numTokenEnd(d []byte, i int) int {
 		j++
 	}
 	return j
-}
-
-// ndMaxFeatures is the most features a dataset may have, so that both a
-// 0-based index and the feature count fit in int32.
-const ndMaxFeatures = math.MaxInt32
-
-// ndQuote formats a token for an error message, shortened if long.
-func ndQuote(tok []byte) string {
-	const max = 40
-	if len(tok) > max {
-		return strconv.Quote(string(tok[:max])) + "..."
-	}
-	return strconv.Quote(string(tok))
-}
-
-// ndBstr views b as a string without copying, for strconv calls that do
-// not keep their argument.
-func ndBstr(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
 }
