@@ -1,50 +1,286 @@
-// Package acfcd trains sparse linear models — linear SVMs and logistic
-// regression — by dual coordinate descent whose coordinate frequencies adapt
-// online (ACF: Glasmachers & Dogan, "Coordinate Descent with Online
-// Adaptation of Coordinate Frequencies"). Models use liblinear's file format.
+// Package acfcd trains sparse linear models by coordinate descent whose
+// coordinate frequencies adapt online (ACF: Glasmachers & Dogan,
+// "Coordinate Descent with Online Adaptation of Coordinate Frequencies"):
+// linear SVMs with the hinge and squared hinge loss and logistic
+// regression (liblinear's -s 3, 1 and 7, by dual coordinate descent), the
+// LASSO (by primal coordinate descent over features, also along a path of
+// λ) and the Weston–Watkins multi-class SVM. Models use liblinear's file
+// format, so liblinear-predict reads them.
 //
-// The library API is small:
+// This package is the front door; the command acfcd and the benchmarks use
+// it too:
 //
 //	d, err := acfcd.Load("train.svm", acfcd.Options{})
-//	m, res, err := acfcd.Train(ctx, d, acfcd.Params{Solver: 1, C: 1, Bias: -1})
+//	if err != nil { ... }
+//	m, res, err := acfcd.Train(ctx, d, acfcd.Params{C: 10})  // -s 1, as liblinear-train -c 10
+//	if err != nil { ... }
 //	label := m.Predict(idx, val)
 //	err = m.Save("train.model")
 //
-// The pieces live in subpackages: io (readers, package dataio), kernel
-// (sparse kernels), acf (preferences and scheduler) and solver.
+// The zero Params is `acfcd train`'s defaults: -s 1, C = 1, no bias, the
+// problem's default tolerance, the default selection and seed, so that the
+// library and the command give the same model bit for bit for the same
+// settings (the same seed always gives the same model).
+//
+// Cancellation: Train, TrainPath and CrossValidate stop soon after ctx is
+// cancelled (the solvers poll it about every million non-zeros they
+// touch) and then return what they reached (a model marked Partial, the
+// path points done) together with an error that wraps ctx.Err(), so
+// errors.Is(err, context.Canceled) tells a cancelled run.
+//
+// The pieces underneath: package io (readers, imported as dataio), model
+// (the Model and liblinear's format), solver (the coordinate-descent
+// driver and its problems), acf (the preferences and the scheduler) and
+// kernel (sparse dot products).
 package acfcd
 
 import (
-	"context"
+	"fmt"
 
-	dataio "github.com/acfcd/acfcd/io"
-	"github.com/acfcd/acfcd/solver"
+	"github.com/acfcd/acfcd/acf"
+	"github.com/acfcd/acfcd/model"
+	solver "github.com/acfcd/acfcd/solver"
 )
 
-type (
-	// Dataset is a sparse matrix in CSR form with one label per row.
-	Dataset = dataio.Dataset
-	// Options control how data files are read.
-	Options = dataio.Options
-	// Model is a trained linear model in liblinear's layout.
-	Model = solver.Model
-	// Params choose the problem, its constants and the coordinate selection.
-	Params = solver.Params
-	// Result reports how training went.
-	Result = solver.Result
-	// Progress is passed to Params.Progress during training.
-	Progress = solver.Progress
+// Problem is what Train fits: liblinear's solver types, named after its -s
+// numbers, and acfcd's own. The zero value is -s 1, liblinear's default.
+type Problem uint8
+
+const (
+	// SquaredHingeDual is -s 1 (L2R_L2LOSS_SVC_DUAL): the L2-regularised
+	// SVM with the squared hinge loss, by dual coordinate descent.
+	SquaredHingeDual Problem = iota
+	// HingeDual is -s 3 (L2R_L1LOSS_SVC_DUAL): the SVM with the hinge loss.
+	HingeDual
+	// LogisticDual is -s 7 (L2R_LR_DUAL): logistic regression.
+	LogisticDual
+	// Lasso is -s lasso: min ½‖Xw − y‖² + λ‖w‖₁ by primal coordinate
+	// descent over features (Params.Lambda, Params.Intercept).
+	Lasso
+	// WestonWatkins is -s ww (MCSVM_WW): the Weston–Watkins multi-class
+	// SVM by dual subspace descent over examples.
+	WestonWatkins
 )
 
-// Load reads a libsvm text file (plain, .gz or .bz2), an NDJSON file or a
-// binary cache; "-" reads standard input.
-func Load(path string, opt Options) (*Dataset, error) { return dataio.Load(path, opt) }
-
-// Train fits a model. When ctx is cancelled it returns the model reached so
-// far with Model.Partial and Result.Cancelled set.
-func Train(ctx context.Context, d *Dataset, p Params) (*Model, *Result, error) {
-	return solver.Train(ctx, d, p)
+// problemTypes maps each Problem to its solver type in model's table.
+var problemTypes = [...]string{
+	SquaredHingeDual: "L2R_L2LOSS_SVC_DUAL",
+	HingeDual:        "L2R_L1LOSS_SVC_DUAL",
+	LogisticDual:     "L2R_LR_DUAL",
+	Lasso:            "LASSO",
+	WestonWatkins:    "MCSVM_WW",
 }
 
-// LoadModel reads a model in liblinear's text format (ours or liblinear's).
-func LoadModel(path string) (*Model, error) { return solver.LoadModel(path) }
+func (p Problem) solverType() (model.SolverType, bool) {
+	if int(p) >= len(problemTypes) {
+		return model.SolverType{}, false
+	}
+	return model.LookupSolverType(problemTypes[p])
+}
+
+// String returns the problem's solver_type name, e.g. "L2R_L2LOSS_SVC_DUAL".
+func (p Problem) String() string {
+	if st, ok := p.solverType(); ok {
+		return st.Name
+	}
+	return fmt.Sprintf("Problem(%d)", uint8(p))
+}
+
+// Flag returns the problem's value of acfcd train -s, e.g. "1" or "lasso".
+func (p Problem) Flag() string {
+	if st, ok := p.solverType(); ok {
+		return st.Flag
+	}
+	return fmt.Sprintf("Problem(%d)", uint8(p))
+}
+
+// ParseProblem returns the problem named s: a value of -s ("1", "3", "7",
+// "lasso", "ww") or a solver_type name ("L2R_LR_DUAL").
+func ParseProblem(s string) (Problem, error) {
+	for p := range Problem(len(problemTypes)) {
+		st, _ := p.solverType()
+		if s == st.Flag || s == st.Name {
+			return p, nil
+		}
+	}
+	if st, ok := model.SolverTypeByFlag(s); ok {
+		return 0, fmt.Errorf("-s %s (%s): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)", s, st.Name)
+	}
+	if st, ok := model.LookupSolverType(s); ok {
+		return 0, fmt.Errorf("%s (-s %s): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)", s, st.Flag)
+	}
+	return 0, fmt.Errorf("unknown solver %q (acfcd implements -s 1, 3, 7, lasso and ww)", s)
+}
+
+// MarshalText implements encoding.TextMarshaler (the -s value).
+func (p Problem) MarshalText() ([]byte, error) { return []byte(p.Flag()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (p *Problem) UnmarshalText(b []byte) error {
+	v, err := ParseProblem(string(b))
+	if err == nil {
+		*p = v
+	}
+	return err
+}
+
+// Classifier reports whether the problem's labels are classes (false for
+// the LASSO, a regression).
+func (p Problem) Classifier() bool { return p != Lasso }
+
+// dual reports whether the problem is one of liblinear's duals (-s 1, 3, 7).
+func (p Problem) dual() bool { return p <= LogisticDual }
+
+// Selection is a coordinate-selection rule; the zero value, AutoSelection,
+// is the problem's default (acf+shrink for -s 1 and 3, acf otherwise).
+type Selection = solver.Selection
+
+// The selections. Which a problem takes: -s 1 and 3 all but Cyclic; -s 7
+// the same, where Shrink runs as Uniform and ACFShrink as ACF (its α is
+// never at a bound, so liblinear never shrinks it); the LASSO ACF, Uniform
+// and Cyclic; the Weston–Watkins SVM ACF and Uniform.
+const (
+	AutoSelection = solver.Auto
+	ACFShrink     = solver.ACFShrink // ACF over liblinear's shrinking active set
+	ACF           = solver.ACF       // the paper's method as published
+	Uniform       = solver.Uniform   // a fresh random permutation each sweep
+	Shrink        = solver.Shrink    // liblinear's selection
+	Cyclic        = solver.Cyclic    // index order (glmnet, scikit-learn)
+)
+
+// ParseSelection returns the selection named s (as --select takes it; ""
+// is AutoSelection).
+func ParseSelection(s string) (Selection, error) { return solver.ParseSelection(s) }
+
+// Tuning holds the solvers' constants that were chosen by measurement
+// (docs/tuning.md); nil in Params means DefaultTuning. For measurements.
+type Tuning = solver.Tuning
+
+// DefaultTuning returns the solvers' default constants.
+func DefaultTuning() Tuning { return solver.DefaultTuning() }
+
+// Defaults.
+const (
+	// DefaultMaxEpochs is liblinear 2.3.0's max_iter for the dual solvers
+	// (and the Weston–Watkins SVM's cap).
+	DefaultMaxEpochs = 1000
+	// DefaultLassoMaxEpochs caps LASSO epochs: scikit-learn's default
+	// max_iter times 100, since p >> n problems such as arcene need
+	// thousands of epochs; the cap should only catch a run that cannot
+	// converge.
+	DefaultLassoMaxEpochs = 100000
+	// DefaultSeed is the seed that Params.Seed = 0 stands for (and the
+	// default of acfcd train --seed).
+	DefaultSeed = 1
+)
+
+// Params are the training options, named after liblinear-train's flags.
+// The zero value is valid and means acfcd train's defaults.
+type Params struct {
+	// Problem is liblinear's -s (default -s 1).
+	Problem Problem
+	// C is the cost; 0 means 1, as liblinear's default.
+	C float64
+	// Eps is the stopping tolerance on the largest KKT violation; 0 means
+	// the problem's default: 0.1 for -s 1, 3, 7 and the Weston–Watkins SVM
+	// (liblinear's), 1e-3·max(λ, 1e-3·λ_max) for the LASSO.
+	Eps float64
+	// Bias > 0 gives every example an extra feature of this value
+	// (liblinear's -B; its weight is regularised, as in liblinear); 0 and
+	// negative values give none. (liblinear's -B 0, a feature of value 0,
+	// changes nothing but the model file: acfcd train writes that file.)
+	Bias float64
+	// Weights is liblinear's -wi: the C of class label is C·Weights[label].
+	// A label that does not occur is ignored with a warning in Result.
+	Weights map[float64]float64
+	// Select is the coordinate selection (zero: the problem's default).
+	Select Selection
+	// Seed seeds every random choice; the same seed gives a bit-identical
+	// model. 0 means DefaultSeed.
+	Seed uint64
+	// MaxEpochs caps the epochs of each subproblem (0: DefaultMaxEpochs,
+	// for the LASSO DefaultLassoMaxEpochs). For Uniform, Shrink and
+	// Cyclic an epoch is one sweep over the (active) coordinates,
+	// liblinear's #iter; for the ACF selections it is n coordinate steps.
+	MaxEpochs int
+	// ACF configures the adaptation of coordinate frequencies; the zero
+	// value is the paper's defaults.
+	ACF acf.Config
+	// Lambda is the LASSO's L1 penalty λ ≥ 0: min_w ½‖Xw − y‖² + λ‖w‖₁.
+	// scikit-learn's alpha is λ/ℓ for ℓ examples.
+	Lambda float64
+	// Intercept adds an unpenalised intercept to the LASSO (y and the
+	// columns are centred implicitly, without densifying X).
+	Intercept bool
+	// GapTol > 0 stops the LASSO at the first full pass whose duality gap
+	// F(w) − D(θ) is at most GapTol, in the units of
+	// F = ½‖y − Xw‖² + λ‖w‖₁; the KKT tolerance then stops it too only if
+	// Eps > 0 was given. scikit-learn's tol corresponds to
+	// GapTol = tol·‖y‖² (tol·‖y − ȳ‖² with an intercept).
+	GapTol float64
+	// NoFallback turns off what takes over from a stalling dual (-s 1 and
+	// 7: primal Newton; -s 3: an interior-point method) and the push of
+	// identical rows with opposite labels. Comparisons of the coordinate
+	// selections themselves turn it off.
+	NoFallback bool
+	// Progress, if set, is called about once per epoch. One-vs-rest
+	// classes and cross-validation folds train in parallel, so calls may
+	// come from several goroutines, but never two at once.
+	Progress func(Progress)
+	// Tuning replaces the solvers' measured constants (nil: the defaults).
+	Tuning *Tuning
+
+	trace func(format string, args ...any) // tests: a line per pass and finisher step
+}
+
+// Progress reports the state of one subproblem at the end of an epoch.
+type Progress struct {
+	Fold      int     // cross-validation fold, from 1 (0 outside CrossValidate)
+	Class     int     // one-vs-rest subproblem (0 for a binary problem)
+	Epoch     int     // epochs done
+	Violation float64 // largest KKT violation seen in the last sweep
+	Objective float64 // current objective (for the duals liblinear's dual)
+}
+
+// Result describes a training run. For a multi-class problem trained one
+// vs rest the counts are sums over the subproblems in Classes, Objective,
+// Primal and Gap are sums, Violation is the largest, and Converged holds
+// when every subproblem converged.
+type Result struct {
+	Solver     string // the solver_type name, e.g. "L2R_L1LOSS_SVC_DUAL"
+	Select     string
+	C, Eps     float64
+	Iterations int64   // coordinate steps (gradient evaluations while optimising)
+	Epochs     int     // sweeps (ACF selections: steps/n, rounded up)
+	Operations int64   // non-zeros touched: steps, passes and finishers
+	Seconds    float64 // wall time of training
+	// Objective is the objective as liblinear prints it ("Objective
+	// value"), minimised: for -s 1/3, ½αᵀ(Q+D)α − Σα; for -s 7,
+	// ½αᵀQα + Σ[α log α + (C−α) log(C−α) − C log C]; for the
+	// Weston–Watkins SVM its dual likewise; for the LASSO F(w).
+	Objective float64
+	// Primal is the primal objective at the returned model (for the duals
+	// ½‖w‖² + Σ C_i·loss_i, the function liblinear's primal solvers print).
+	Primal float64
+	// Gap is the duality gap at the returned model (Primal + Objective for
+	// the duals, whose printed objective is minus the dual function).
+	Gap float64
+	// Violation is the largest KKT violation over all coordinates, from a
+	// full pass at the returned model (-s 1/3: |projected gradient|, at
+	// most Eps/2 when converged, so that PGmax − PGmin ≤ Eps as in
+	// liblinear's criterion; -s 7: |∂f/∂α_i|, at most Eps). A cancelled run
+	// skips that pass to stop at once: Violation is then the largest seen
+	// in the last sweep, and Primal and Gap are NaN.
+	Violation float64
+	NNZW      int // non-zero weights in the model (bias included)
+	// NewtonSteps are the steps of the finishers (primal Newton steps,
+	// Newton-CG iterations, for -s 3 interior-point iterations); 0 when
+	// coordinate descent alone converged.
+	NewtonSteps int
+	Converged   bool
+	HitEpochCap bool
+	Cancelled   bool
+	// Warnings are non-fatal remarks, e.g. a -wi label that does not occur.
+	Warnings []string
+	Classes  []Result // per one-vs-rest subproblem (empty for binary)
+}

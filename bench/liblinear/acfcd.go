@@ -2,22 +2,21 @@ package main
 
 import (
 	"context"
+	"github.com/acfcd/acfcd"
 	"runtime"
 	"runtime/debug"
 	"time"
 
 	"github.com/acfcd/acfcd/bench/internal/benchkit"
-	dataio "github.com/acfcd/acfcd/io"
-	"github.com/acfcd/acfcd/solver"
 )
 
 // acfcdRun is one in-process acfcd run, timed as liblinear-train's
 // process is: read the text file, train, write the model file.
 type acfcdRun struct {
-	Model    *solver.Model
-	Result   *solver.Result
-	LoadSec  float64 // dataio.Load of the plain text file
-	TrainSec float64 // solver.Train (wall)
+	Model    *acfcd.Model
+	Result   *acfcd.Result
+	LoadSec  float64 // acfcd.Load of the plain text file
+	TrainSec float64 // acfcd.Train (wall)
 	SaveSec  float64 // Model.Save
 	TotalSec float64 // load + train + save
 	CPUSec   float64 // process user+sys seconds over the run (all goroutines, GC included)
@@ -28,7 +27,7 @@ type acfcdRun struct {
 // ("" = no save). The deadline of ctx covers the whole run: training is
 // cancelled at the deadline (acfcd then returns its partial model) and
 // the run is reported as timed out.
-func runACFCD(ctx context.Context, path string, p solver.Params, threads int, modelPath string) (r acfcdRun, err error) {
+func runACFCD(ctx context.Context, path string, p acfcd.Params, threads int, modelPath string) (r acfcdRun, err error) {
 	// Start every run from a clean heap, so that garbage of the previous
 	// run is not collected on this one's clock.
 	runtime.GC()
@@ -37,7 +36,7 @@ func runACFCD(ctx context.Context, path string, p solver.Params, threads int, mo
 	c0 := benchkit.ProcessCPU()
 	defer func() { r.CPUSec = benchkit.ProcessCPU() - c0 }()
 	t0 := time.Now()
-	d, err := dataio.Load(path, dataio.Options{Threads: threads})
+	d, err := acfcd.Load(path, acfcd.Options{Threads: threads})
 	if err != nil {
 		return r, err
 	}
@@ -49,8 +48,8 @@ func runACFCD(ctx context.Context, path string, p solver.Params, threads int, mo
 		r.TotalSec = r.LoadSec
 		return r, nil
 	}
-	m, res, err := solver.Train(ctx, d, p)
-	if err != nil {
+	m, res, err := acfcd.Train(ctx, d, p)
+	if err != nil && (res == nil || !res.Cancelled) {
 		return r, err
 	}
 	t2 := time.Now()

@@ -3,14 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/acfcd/acfcd"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/acfcd/acfcd/bench/internal/benchkit"
-	dataio "github.com/acfcd/acfcd/io"
-	"github.com/acfcd/acfcd/solver"
 )
 
 // refName is the tool name of the reference liblinear (-liblinear).
@@ -53,7 +53,7 @@ type row struct {
 	Status string // "ok", "cap", "cap→-s 2", "timeout", "error"
 	Note   string
 
-	model *solver.Model // kept for -check
+	model *acfcd.Model // kept for -check
 }
 
 func (r *row) failed() bool { return r.Status == "timeout" || r.Status == "error" }
@@ -89,19 +89,26 @@ func (b *runner) modelPath(tool string) string {
 // named selection is the pure dual CD (no Newton or interior-point fallback), so
 // that selections compare with each other and with liblinear 2.3.0;
 // "default" is what acfcd train does with no flags.
-func (b *runner) params(cfg config, sel string) solver.Params {
-	p := solver.Params{Solver: cfg.S, C: cfg.C, Eps: cfg.Eps, Bias: b.o.Bias,
-		Select: sel, Seed: b.o.Seed, MaxEpochs: b.o.MaxEpochs, NoFallback: true}
-	if sel == "default" {
-		p.Select, p.NoFallback = "", false
+func (b *runner) params(cfg config, sel string) (acfcd.Params, error) {
+	prob, err := acfcd.ParseProblem(strconv.Itoa(cfg.S))
+	if err != nil {
+		return acfcd.Params{}, err
 	}
-	return p
+	p := acfcd.Params{Problem: prob, C: cfg.C, Eps: cfg.Eps, Bias: b.o.Bias,
+		Seed: b.o.Seed, MaxEpochs: b.o.MaxEpochs}
+	if sel != "default" {
+		p.NoFallback = true
+		if p.Select, err = acfcd.ParseSelection(sel); err != nil {
+			return acfcd.Params{}, err
+		}
+	}
+	return p, nil
 }
 
 // runConfig runs every tool on the training file path, -rounds times
 // (tools alternate within a round), and evaluates each model's primal on
 // eval, the training data as acfcd reads it.
-func (b *runner) runConfig(cfg config, path string, eval *dataio.Dataset) []*row {
+func (b *runner) runConfig(cfg config, path string, eval *acfcd.Dataset) []*row {
 	var rows []*row
 	type tool struct {
 		name, bin string
@@ -132,7 +139,11 @@ func (b *runner) runConfig(cfg config, path string, eval *dataio.Dataset) []*row
 			first := round == 0
 			ctx, cancel := context.WithTimeout(context.Background(), b.o.Timeout)
 			if t.sel != "" {
-				ar, err := runACFCD(ctx, path, b.params(cfg, t.sel), b.o.Threads, b.modelPath(t.name))
+				p, err := b.params(cfg, t.sel)
+				var ar acfcdRun
+				if err == nil {
+					ar, err = runACFCD(ctx, path, p, b.o.Threads, b.modelPath(t.name))
+				}
 				cancel()
 				switch {
 				case err != nil:
@@ -218,7 +229,7 @@ func (b *runner) readLiblinear(r *row, output, modelPath string) {
 		r.Status = "cap→" + out.Switched
 		r.Dual = math.NaN()
 	}
-	m, err := solver.LoadModel(modelPath)
+	m, err := acfcd.LoadModel(modelPath)
 	if err != nil {
 		r.Note = appendNote(r.Note, "model: "+err.Error())
 		return

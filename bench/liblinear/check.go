@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"github.com/acfcd/acfcd"
 	"io"
 	"math"
 	"path/filepath"
@@ -11,8 +12,6 @@ import (
 	"strings"
 
 	"github.com/acfcd/acfcd/bench/internal/benchkit"
-	dataio "github.com/acfcd/acfcd/io"
-	"github.com/acfcd/acfcd/solver"
 )
 
 // Tolerances of -check.
@@ -47,7 +46,7 @@ type checkRow struct {
 }
 
 // checkConfig runs the correctness comparison of one configuration.
-func (b *runner) checkConfig(cfg config, ds *benchkit.Dataset, eval *dataio.Dataset) *checkRow {
+func (b *runner) checkConfig(cfg config, ds *benchkit.Dataset, eval *acfcd.Dataset) *checkRow {
 	nan := math.NaN()
 	c := &checkRow{Config: cfg, DualDiff: nan, PrimalDiff: nan, ResPrimal: nan,
 		GapHarness: nan, GapLL: nan, Agree: nan, AccACFCD: nan, AccLL: nan, CompareMode: "dual"}
@@ -136,7 +135,7 @@ func (b *runner) checkConfig(cfg config, ds *benchkit.Dataset, eval *dataio.Data
 }
 
 // subprobs is the number of one-vs-rest subproblems of a model.
-func subprobs(m *solver.Model) int {
+func subprobs(m *acfcd.Model) int {
 	if m == nil || m.NrW < 1 {
 		return 1
 	}
@@ -171,8 +170,12 @@ func (b *runner) heldOut(c *checkRow, cfg config, ds *benchkit.Dataset) error {
 		}
 		test = tst
 		c.HeldOut = fmt.Sprintf("%d/%d split", 100-b.o.TestPercent, b.o.TestPercent)
+		p, err := b.params(cfg, b.o.Selects[0])
+		if err != nil {
+			return err
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), b.o.Timeout)
-		ar, err := runACFCD(ctx, train, b.params(cfg, b.o.Selects[0]), b.o.Threads, "")
+		ar, err := runACFCD(ctx, train, p, b.o.Threads, "")
 		cancel()
 		if err != nil {
 			return err
@@ -194,7 +197,7 @@ func (b *runner) heldOut(c *checkRow, cfg config, ds *benchkit.Dataset) error {
 	} else {
 		c.HeldOut = filepath.Base(strings.TrimSuffix(test, ".svm"))
 	}
-	td, err := dataio.Load(test, dataio.Options{})
+	td, err := acfcd.Load(test, acfcd.Options{})
 	if err != nil {
 		return err
 	}

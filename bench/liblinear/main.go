@@ -14,13 +14,13 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/acfcd/acfcd"
 	"io"
 	"os"
 	"os/exec"
 	"runtime"
 
 	"github.com/acfcd/acfcd/bench/internal/benchkit"
-	dataio "github.com/acfcd/acfcd/io"
 )
 
 func main() {
@@ -71,7 +71,7 @@ func run(o *options, stdout io.Writer) error {
 		}
 		// The harness's own copy of the training data, for evaluating
 		// every model's primal objective.
-		eval, err := dataio.Load(ds.Path, dataio.Options{Threads: o.Threads})
+		eval, err := acfcd.Load(ds.Path, acfcd.Options{Threads: o.Threads})
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}

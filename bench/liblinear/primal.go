@@ -2,11 +2,10 @@ package main
 
 import (
 	"fmt"
+	"github.com/acfcd/acfcd"
 	"math"
 
 	"github.com/acfcd/acfcd/bench/internal/benchkit"
-	dataio "github.com/acfcd/acfcd/io"
-	"github.com/acfcd/acfcd/solver"
 )
 
 // primalEval is the harness's own evaluation of a model on its training
@@ -36,7 +35,7 @@ func logistic(z float64) float64 {
 }
 
 // evalPrimal computes primalEval for model m on data d with cost C.
-func evalPrimal(m *solver.Model, d *dataio.Dataset, s int, C float64) (primalEval, error) {
+func evalPrimal(m *acfcd.Model, d *acfcd.Dataset, s int, C float64) (primalEval, error) {
 	nrw := m.NrW
 	if nrw < 1 || len(m.W)%nrw != 0 {
 		return primalEval{}, fmt.Errorf("malformed model: %d weights, %d vectors", len(m.W), nrw)

@@ -2,11 +2,12 @@ package main
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/acfcd/acfcd"
 	dataio "github.com/acfcd/acfcd/io"
-	"github.com/acfcd/acfcd/solver"
 )
 
 // A two-row problem small enough to evaluate by hand.
@@ -22,7 +23,7 @@ func tinyData(t *testing.T) *dataio.Dataset {
 func TestEvalPrimal(t *testing.T) {
 	d := tinyData(t)
 	// w = (0.5, 0.25), bias weight 0.1 with bias 1; labels +1 first.
-	m := &solver.Model{SolverType: "L2R_L2LOSS_SVC_DUAL", Labels: []float64{1, -1}, NumFeature: 2,
+	m := &acfcd.Model{SolverType: "L2R_L2LOSS_SVC_DUAL", Labels: []float64{1, -1}, NumFeature: 2,
 		Bias: 1, NrW: 1, W: []float64{0.5, 0.25, 0.1}}
 	// Decision values: row 0: 0.5 + 0.5 + 0.1 = 1.1 (y=+1, z=1.1);
 	// row 1: 0.25 + 0.1 = 0.35 (y=−1, z=−0.35).
@@ -62,7 +63,7 @@ func TestEvalPrimal(t *testing.T) {
 func TestEvalPrimalMatchesSolver(t *testing.T) {
 	d := tinyData(t)
 	for _, s := range []int{1, 3, 7} {
-		m, res, err := solver.Train(t.Context(), d, solver.Params{Solver: s, C: 1, Eps: 1e-10, Bias: -1})
+		m, res, err := acfcd.Train(t.Context(), d, acfcd.Params{Problem: mustProblem(t, s), C: 1, Eps: 1e-10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,4 +78,13 @@ func TestEvalPrimalMatchesSolver(t *testing.T) {
 			t.Errorf("-s %d: ‖∇P‖∞ = %g at the optimum", s, ev.GradInf)
 		}
 	}
+}
+
+func mustProblem(t *testing.T, s int) acfcd.Problem {
+	t.Helper()
+	p, err := acfcd.ParseProblem(strconv.Itoa(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

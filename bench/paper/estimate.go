@@ -149,7 +149,7 @@ func estimateRun(c config, tool string, info setInfo, timeout float64) runEstima
 	}
 	limit := float64(capEpochs)
 	if c.Problem == probLasso {
-		limit = 100 * capEpochs // solver.DefaultLassoMaxEpochs: the time limit decides
+		limit = 100 * capEpochs // acfcd.DefaultLassoMaxEpochs: the time limit decides
 	}
 	epochs = math.Min(epochs*epsFac, limit)
 	train := epochs * perEpoch

@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
+	"github.com/acfcd/acfcd"
 	"math"
 	"slices"
 	"strconv"
 
 	"github.com/acfcd/acfcd/bench/internal/benchkit"
-	"github.com/acfcd/acfcd/solver"
 )
 
 // Problem names, as -problems takes them.
@@ -49,7 +49,7 @@ type setGrid struct {
 // problemGrid is the default grid of one problem.
 type problemGrid struct {
 	Problem string
-	Solvers []int    // liblinear -s (svm: 3 and 1; lr: 7), or solver.Lasso / solver.WestonWatkins
+	Solvers []int    // liblinear -s (svm: 3 and 1; lr: 7), or sLasso / sWW
 	Selects []string // acfcd coordinate selections, baseline first
 	Anchor  string   // external tool, "" for none
 	Sets    []setGrid
@@ -86,7 +86,7 @@ func defaultGrid() []problemGrid {
 		// λ/λ_max from a few non-zeros to thousands (debian-desc at 0.001);
 		// cpusmall is unscaled (features up to 1e6), so its non-zeros only
 		// appear at tiny fractions; arcene is p ≫ n and slow for cyclic CD.
-		{Problem: probLasso, Solvers: []int{solver.Lasso}, Selects: []string{"uniform", "cyclic", "acf"},
+		{Problem: probLasso, Solvers: []int{sLasso}, Selects: []string{"uniform", "cyclic", "acf"},
 			Anchor: anchorSklearn, Sets: []setGrid{
 				{"debian-desc", "debian-desc.regression", []float64{0.1, 0.01, 0.001}},
 				{"cpusmall", "cpusmall", []float64{1e-2, 1e-4, 1e-6, 1e-8}},
@@ -98,7 +98,7 @@ func defaultGrid() []problemGrid {
 		// the full set is likely lower); two values on the three largest
 		// sets to bound the time (at C = 1, eps 0.01 uniform needs over a
 		// minute on debian-desc, acf 24 s).
-		{Problem: probWW, Solvers: []int{solver.WestonWatkins}, Selects: []string{"uniform", "acf"}, Sets: []setGrid{
+		{Problem: probWW, Solvers: []int{sWW}, Selects: []string{"uniform", "acf"}, Sets: []setGrid{
 			{"iris", "iris.scale", decades(0, 2)},
 			{"soybean", "soybean.onehot", decades(-2, 0)},
 			{"dna", "dna.scale", decades(-2, 0)},
@@ -114,11 +114,29 @@ func defaultGrid() []problemGrid {
 // quickSets are -quick's data sets: small, one or two per problem.
 var quickSets = []string{"heart_scale", "a1a", "iris", "housing"}
 
+// sLasso and sWW stand for acfcd's -s lasso and -s ww in the grid's
+// numeric -s column.
+const (
+	sLasso = 100
+	sWW    = 101
+)
+
+// solverProblem returns the acfcd problem of the grid's -s value s.
+func solverProblem(s int) (acfcd.Problem, error) {
+	switch s {
+	case sLasso:
+		return acfcd.Lasso, nil
+	case sWW:
+		return acfcd.WestonWatkins, nil
+	}
+	return acfcd.ParseProblem(strconv.Itoa(s))
+}
+
 // config is one cell of the grid: a problem, a data set, a value of C or
 // λ/λ_max and a tolerance. Every tool of the problem runs on it.
 type config struct {
 	Problem string
-	S       int // liblinear -s (1, 3, 7), solver.Lasso or solver.WestonWatkins
+	S       int // liblinear -s (1, 3, 7), sLasso or sWW
 	Set     string
 	File    string
 	Value   float64 // C, or λ/λ_max for the LASSO

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/acfcd/acfcd/solver"
 )
 
 func TestExpandDefaultGrid(t *testing.T) {
@@ -62,7 +60,7 @@ func TestExpandNarrowing(t *testing.T) {
 	want := []config{
 		{Problem: probSVM, S: 1, Set: "a9a", File: "a9a", Value: 1, Eps: 0.1},
 		{Problem: probSVM, S: 1, Set: "a9a", File: "a9a", Value: 10, Eps: 0.1},
-		{Problem: probLasso, S: solver.Lasso, Set: "housing", File: "housing_scale", Value: 0.5, Eps: 0.1},
+		{Problem: probLasso, S: sLasso, Set: "housing", File: "housing_scale", Value: 0.5, Eps: 0.1},
 	}
 	if !slices.Equal(cfgs, want) {
 		t.Fatalf("got %+v\nwant %+v", cfgs, want)
@@ -127,7 +125,7 @@ func TestConfigNames(t *testing.T) {
 	if c.Variant() != "svm-s3" || c.valueKey() != "C" || c.valueText() != "1" {
 		t.Errorf("%s %s %s", c.Variant(), c.valueKey(), c.valueText())
 	}
-	l := config{Problem: probLasso, S: solver.Lasso, Set: "housing", Value: 0.001, Eps: 0.01}
+	l := config{Problem: probLasso, S: sLasso, Set: "housing", Value: 0.001, Eps: 0.01}
 	if l.Variant() != "lasso" || l.valueKey() != "lambda" || l.valueText() != "0.001max" {
 		t.Errorf("%s %s %s", l.Variant(), l.valueKey(), l.valueText())
 	}

@@ -181,7 +181,7 @@ func writeMarkdown(w io.Writer, rp *report) {
 }
 
 const legend = `How to read the tables: **seconds** are training time only, the median over the
-rounds — acfcd: the wall time of solver.Train in a fresh worker process (data loaded from a
+rounds — acfcd: the wall time of acfcd.Train in a fresh worker process (data loaded from a
 binary cache before the clock starts); liblinear-train: its process wall time minus the
 median of a baseline run of the same set and -s with -e 1e30 (which parses, does one sweep
 and writes the model), an estimate of its training time; scikit-learn: the wall time of

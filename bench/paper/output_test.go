@@ -9,15 +9,13 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/acfcd/acfcd/solver"
 )
 
 // sampleRuns are a few runs of every kind, statuses included.
 func sampleRuns() []*runRec {
 	svm := config{Problem: probSVM, S: 3, Set: "a9a", File: "a9a", Value: 1, Eps: 0.01}
-	lasso := config{Problem: probLasso, S: solver.Lasso, Set: "housing", File: "housing_scale", Value: 0.01, Eps: 0.001}
-	ww := config{Problem: probWW, S: solver.WestonWatkins, Set: "iris", File: "iris.scale", Value: 10, Eps: 0.01}
+	lasso := config{Problem: probLasso, S: sLasso, Set: "housing", File: "housing_scale", Value: 0.01, Eps: 0.001}
+	ww := config{Problem: probWW, S: sWW, Set: "iris", File: "iris.scale", Value: 10, Eps: 0.01}
 
 	var runs []*runRec
 	add := func(c config, tool string, round int, status string, sec float64, steps int64) *runRec {
@@ -38,7 +36,7 @@ func sampleRuns() []*runRec {
 	add(svm, "acf+shrink", 1, stError, math.NaN(), -1).Note = "worker: boom\nsecond line"
 	ll := add(svm, toolLiblinear, 1, stOK, 0.7, -1)
 	ll.Ops, ll.Epochs = -1, 42
-	sk := newRec(config{Problem: probLasso, S: solver.Lasso, Set: "housing", File: "housing_scale", Value: 0.01}, toolSklearn, 1)
+	sk := newRec(config{Problem: probLasso, S: sLasso, Set: "housing", File: "housing_scale", Value: 0.01}, toolSklearn, 1)
 	sk.Status, sk.Sec, sk.Epochs, sk.Eval, sk.Lambda, sk.NNZ, sk.Gap = stOK, 0.002, 100, 12154.28871, 108.3, 9, 1e-3
 	runs = append(runs, sk)
 	l := add(lasso, "acf", 1, stOK, 0.0005, 675)
@@ -193,7 +191,7 @@ func TestCellsMedian(t *testing.T) {
 	if c == nil || c.Rounds != 3 || c.Sec != 1 || c.First.Round != 1 {
 		t.Fatalf("acf cell %+v", c)
 	}
-	sk := lookup(m, config{Problem: probLasso, S: solver.Lasso, Set: "housing", File: "housing_scale", Value: 0.01, Eps: 0.001}, toolSklearn)
+	sk := lookup(m, config{Problem: probLasso, S: sLasso, Set: "housing", File: "housing_scale", Value: 0.01, Eps: 0.001}, toolSklearn)
 	if sk == nil || sk.Sec != 0.002 {
 		t.Errorf("sklearn is looked up without eps: %+v", sk)
 	}

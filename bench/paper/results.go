@@ -29,7 +29,7 @@ type runRec struct {
 	Round int
 
 	Status string
-	// Sec is the training time compared in the tables: acfcd solver.Train
+	// Sec is the training time compared in the tables: acfcd.Train
 	// wall time, scikit-learn's fit, liblinear-train's process wall time
 	// minus the median of its baseline runs (parse + one sweep + write).
 	Sec      float64

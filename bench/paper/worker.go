@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acfcd/acfcd"
 	"io"
 	"math"
 	"os"
@@ -15,8 +16,6 @@ import (
 	"time"
 
 	"github.com/acfcd/acfcd/bench/internal/benchkit"
-	dataio "github.com/acfcd/acfcd/io"
-	"github.com/acfcd/acfcd/solver"
 )
 
 // job is one acfcd training run, done by a worker process (this program
@@ -24,12 +23,12 @@ import (
 // time limit.
 type job struct {
 	Problem string  `json:"problem"`
-	S       int     `json:"s"` // solver.Params.Solver
+	S       int     `json:"s"` // -s, with sLasso and sWW for acfcd's own problems
 	Train   string  `json:"train"`
 	Test    string  `json:"test,omitempty"`
 	C       float64 `json:"c,omitempty"`
 	Lambda  float64 `json:"lambda,omitempty"`
-	Eps     float64 `json:"eps"` // as solver.Params.Eps takes it (absolute)
+	Eps     float64 `json:"eps"` // as acfcd.Params.Eps takes it (absolute)
 	Select  string  `json:"select"`
 	Seed    uint64  `json:"seed"`
 	Timeout float64 `json:"timeout"` // seconds of training before it is cancelled
@@ -58,7 +57,7 @@ func (f *jfloat) UnmarshalJSON(b []byte) error {
 
 // workerResult is what a worker prints (one JSON line) after its run.
 type workerResult struct {
-	TrainSec  float64 `json:"train_s"` // wall time of solver.Train
+	TrainSec  float64 `json:"train_s"` // wall time of acfcd.Train
 	CPUSec    float64 `json:"cpu_s"`   // process user+sys over the same span
 	Steps     int64   `json:"steps"`
 	Epochs    int64   `json:"epochs"`
@@ -85,7 +84,7 @@ func workerMain(r io.Reader, w io.Writer) error {
 	if err := json.NewDecoder(r).Decode(&j); err != nil {
 		return fmt.Errorf("reading the job: %w", err)
 	}
-	d, err := dataio.Load(j.Train, dataio.Options{Format: "cache"})
+	d, err := acfcd.Load(j.Train, acfcd.Options{Format: "cache"})
 	if err != nil {
 		return err
 	}
@@ -93,7 +92,15 @@ func workerMain(r io.Reader, w io.Writer) error {
 	// Pure coordinate descent: the fallbacks (primal Newton for -s 1 and
 	// -s 7, interior point for -s 3) would take over from a stalling dual and blur the comparison of the
 	// selections (as in bench/liblinear, which also turns it off).
-	p := solver.Params{Solver: j.S, C: j.C, Lambda: j.Lambda, Eps: j.Eps, Bias: -1, Select: j.Select, Seed: j.Seed,
+	prob, err := solverProblem(j.S)
+	if err != nil {
+		return err
+	}
+	sel, err := acfcd.ParseSelection(j.Select)
+	if err != nil {
+		return err
+	}
+	p := acfcd.Params{Problem: prob, C: j.C, Lambda: j.Lambda, Eps: j.Eps, Select: sel, Seed: j.Seed,
 		NoFallback: true}
 	bw := bufio.NewWriter(w)
 	defer bw.Flush()
@@ -108,10 +115,10 @@ func workerMain(r io.Reader, w io.Writer) error {
 	defer cancel()
 	c0 := benchkit.ProcessCPU()
 	t0 := time.Now()
-	m, res, err := solver.Train(ctx, d, p)
+	m, res, err := acfcd.Train(ctx, d, p)
 	sec := time.Since(t0).Seconds()
 	cpu := benchkit.ProcessCPU() - c0
-	if err != nil {
+	if err != nil && (res == nil || !res.Cancelled) {
 		return err
 	}
 	out := workerResult{TrainSec: sec, CPUSec: cpu, Steps: res.Iterations, Epochs: int64(res.Epochs),
@@ -139,8 +146,8 @@ func workerMain(r io.Reader, w io.Writer) error {
 }
 
 // accuracy is the share of rows of the cache file test that m predicts right.
-func accuracy(m *solver.Model, test string) (float64, error) {
-	d, err := dataio.Load(test, dataio.Options{Format: "cache"})
+func accuracy(m *acfcd.Model, test string) (float64, error) {
+	d, err := acfcd.Load(test, acfcd.Options{Format: "cache"})
 	if err != nil {
 		return 0, err
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	dataio "github.com/acfcd/acfcd/io"
-	"github.com/acfcd/acfcd/solver"
 )
 
 // synthCache writes a small random dense-ish dataset with the given labels
@@ -82,7 +81,7 @@ func TestWorkerLasso(t *testing.T) {
 	})
 	lmax, _ := lambdaMax(d)
 	lam := 0.05 * lmax
-	w := runJob(t, job{Problem: probLasso, S: solver.Lasso, Train: train, Lambda: lam, Eps: 1e-6 * lam, Select: "acf", Timeout: 30})
+	w := runJob(t, job{Problem: probLasso, S: sLasso, Train: train, Lambda: lam, Eps: 1e-6 * lam, Select: "acf", Timeout: 30})
 	if !w.Converged || w.NNZ < 2 {
 		t.Fatalf("%+v", w)
 	}
@@ -92,7 +91,7 @@ func TestWorkerLasso(t *testing.T) {
 	}
 	// At λ_max the solution is w = 0 and F = ½‖y‖².
 	_, yy := lambdaMax(d)
-	w = runJob(t, job{Problem: probLasso, S: solver.Lasso, Train: train, Lambda: lmax * (1 + 1e-9), Eps: 1e-6 * lmax, Select: "cyclic", Timeout: 30})
+	w = runJob(t, job{Problem: probLasso, S: sLasso, Train: train, Lambda: lmax * (1 + 1e-9), Eps: 1e-6 * lmax, Select: "cyclic", Timeout: 30})
 	if w.NNZ != 0 || math.Abs(float64(w.Eval)-yy/2) > 1e-9*yy {
 		t.Errorf("at λ_max: nnz %d, F %g, ½‖y‖² %g", w.NNZ, float64(w.Eval), yy/2)
 	}
@@ -110,12 +109,12 @@ func TestWorkerWWAndTimeout(t *testing.T) {
 	}
 	train, _ := synthCache(t, "multi", 300, 8, class)
 	test, _ := synthCache(t, "multi-test", 100, 8, class)
-	w := runJob(t, job{Problem: probWW, S: solver.WestonWatkins, Train: train, Test: test, C: 1, Eps: 0.01, Select: "acf", Timeout: 30})
+	w := runJob(t, job{Problem: probWW, S: sWW, Train: train, Test: test, C: 1, Eps: 0.01, Select: "acf", Timeout: 30})
 	if !w.Converged || !(float64(w.TestAcc) > 0.6) {
 		t.Errorf("ww: %+v", w)
 	}
 	// A time limit far below the training time: cancelled, with counts.
-	w = runJob(t, job{Problem: probWW, S: solver.WestonWatkins, Train: train, Test: test, C: 1e4, Eps: 1e-9, Select: "uniform", Timeout: 1e-9})
+	w = runJob(t, job{Problem: probWW, S: sWW, Train: train, Test: test, C: 1e4, Eps: 1e-9, Select: "uniform", Timeout: 1e-9})
 	if !w.Cancelled || w.Converged {
 		t.Errorf("timeout: %+v", w)
 	}

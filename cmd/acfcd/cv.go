@@ -5,20 +5,19 @@ import (
 	"fmt"
 	"io"
 
-	dataio "github.com/acfcd/acfcd/io"
-	"github.com/acfcd/acfcd/solver"
+	"github.com/acfcd/acfcd"
 )
 
-// crossValidate is liblinear's -v: solver.CrossValidate shuffles the rows
+// crossValidate is liblinear's -v: acfcd.CrossValidate shuffles the rows
 // once (from the seed), cuts them into folds of near-equal size, trains on
 // folds-1 parts and predicts the held-out part; the folds train
 // concurrently on the available processors, with the same result as one
 // after another.
-func crossValidate(ctx context.Context, stdout, stderr io.Writer, d *dataio.Dataset, p solver.Params, folds int) error {
+func crossValidate(ctx context.Context, stdout, stderr io.Writer, d *acfcd.Dataset, p acfcd.Params, folds int) error {
 	if folds > d.Rows {
 		return usagef("-v %d: more folds than the %d examples", folds, d.Rows)
 	}
-	r, err := solver.CrossValidate(ctx, d, p, folds)
+	r, err := acfcd.CrossValidate(ctx, d, p, folds)
 	if p.Progress != nil {
 		fmt.Fprintln(stderr) // end the progress line
 	}

@@ -6,8 +6,8 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/acfcd/acfcd"
 	"github.com/acfcd/acfcd/internal/synth"
-	"github.com/acfcd/acfcd/solver"
 )
 
 func runDemo(stdout, stderr io.Writer, args []string) error {
@@ -27,25 +27,26 @@ func runDemo(stdout, stderr io.Writer, args []string) error {
 	if *rows < 2 || *features < 10 {
 		return usagef("demo needs at least 2 rows and 10 features")
 	}
-	if *s != 1 && *s != 3 && *s != 7 {
+	prob, err := acfcd.ParseProblem(fmt.Sprint(*s))
+	if err != nil || !(*s == 1 || *s == 3 || *s == 7) {
 		return usagef("-s %d: the demo trains -s 1, 3 or 7", *s)
 	}
 	d := synth.Text(synth.TextConfig{Rows: *rows, Features: *features, MeanNNZ: 60,
 		Informative: *features / 20, Noise: 0.05, Seed: *seed})
 	fmt.Fprintf(stdout, "Built-in text-like problem: %d examples, %d features, %d non-zeros (power-law term frequencies, unit-norm TF-IDF rows, 5%% label noise).\n",
 		d.Rows, d.Features, d.NNZ())
-	fmt.Fprintf(stdout, "Training %s with C=%g and -e %g (every selection certified by a full KKT pass):\n\n", solverNames[*s], *c, *eps)
+	fmt.Fprintf(stdout, "Training %s with C=%g and -e %g (every selection certified by a full KKT pass):\n\n", prob, *c, *eps)
 
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "selection\titerations\tepochs\tseconds\tdual objective\tviolation\tspeed-up vs uniform\t\n")
 	var base float64
-	for _, sel := range []string{"uniform", "shrink", "acf", "acf+shrink"} {
-		p := solver.Params{Solver: *s, C: *c, Eps: *eps, Bias: -1, Select: sel, Seed: *seed}
-		_, res, err := solver.Train(context.Background(), d, p)
+	for _, sel := range []acfcd.Selection{acfcd.Uniform, acfcd.Shrink, acfcd.ACF, acfcd.ACFShrink} {
+		p := acfcd.Params{Problem: prob, C: *c, Eps: *eps, Select: sel, Seed: *seed}
+		_, res, err := acfcd.Train(context.Background(), d, p)
 		if err != nil {
 			return err
 		}
-		if sel == "uniform" {
+		if sel == acfcd.Uniform {
 			base = res.Seconds
 		}
 		note := ""

@@ -10,6 +10,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"github.com/acfcd/acfcd"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -24,7 +25,6 @@ import (
 
 	"github.com/acfcd/acfcd/internal/atomicfile"
 	dataio "github.com/acfcd/acfcd/io"
-	"github.com/acfcd/acfcd/solver"
 )
 
 // TestMain runs main instead of the tests when asked to by acfcdCmd.
@@ -149,7 +149,7 @@ func TestInterruptTrain(t *testing.T) {
 				if !strings.Contains(msg, "saved it to "+model) {
 					t.Errorf("stderr %q does not say where the model went", msg)
 				}
-				m, err := solver.LoadModel(model)
+				m, err := acfcd.LoadModel(model)
 				if err != nil {
 					t.Fatalf("--save-partial: %v", err)
 				}
@@ -284,7 +284,7 @@ func TestKillWhileWriting(t *testing.T) {
 		killTest(t, runs,
 			func(out string) []string { return trainArgs("1", out) }, // old
 			func(out string) []string { return trainArgs("3", out) }, // new
-			func(path string) error { _, err := solver.LoadModel(path); return err })
+			func(path string) error { _, err := acfcd.LoadModel(path); return err })
 	})
 	t.Run("convert", func(t *testing.T) {
 		killTest(t, runs,

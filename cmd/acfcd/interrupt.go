@@ -7,8 +7,7 @@ import (
 	"os"
 	"sync"
 
-	dataio "github.com/acfcd/acfcd/io"
-	"github.com/acfcd/acfcd/solver"
+	"github.com/acfcd/acfcd"
 )
 
 // Interrupting `acfcd train`
@@ -27,10 +26,10 @@ import (
 // exit is os.Exit; loadInterruptible calls it.
 var exit = os.Exit
 
-// loadInterruptible is dataio.Load, ended by the cancellation of ctx
+// loadInterruptible is acfcd.Load, ended by the cancellation of ctx
 // (the signal context of train): the process exits with status 1 and a
 // message on stderr.
-func loadInterruptible(ctx context.Context, stderr io.Writer, path string, opt dataio.Options) (*dataio.Dataset, error) {
+func loadInterruptible(ctx context.Context, stderr io.Writer, path string, opt acfcd.Options) (*acfcd.Dataset, error) {
 	var mu sync.Mutex
 	loading := true
 	finished := make(chan struct{})
@@ -46,7 +45,7 @@ func loadInterruptible(ctx context.Context, stderr io.Writer, path string, opt d
 		case <-finished:
 		}
 	}()
-	d, err := dataio.Load(path, opt)
+	d, err := acfcd.Load(path, opt)
 	mu.Lock()
 	loading = false
 	mu.Unlock()
@@ -57,7 +56,7 @@ func loadInterruptible(ctx context.Context, stderr io.Writer, path string, opt d
 // interrupted is train's answer to a cancelled run: an error that says the
 // model is not converged, after saving it to modelPath if save is set
 // (--save-partial).
-func interrupted(m *solver.Model, res *solver.Result, modelPath string, save bool) error {
+func interrupted(m *acfcd.Model, res *acfcd.Result, modelPath string, save bool) error {
 	what := fmt.Sprintf("training interrupted after %d epochs (largest KKT violation %.3g, eps %g): the model is not converged", res.Epochs, res.Violation, res.Eps)
 	if !save {
 		return fmt.Errorf("%s and was not saved (--save-partial saves it)", what)

@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/acfcd/acfcd"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/acfcd/acfcd/solver"
 )
 
 // runCmd runs the command line in args and returns stdout, stderr and the error.
@@ -140,11 +139,11 @@ func TestTrainPredictReport(t *testing.T) {
 		if v := rep["violation"].(float64); v > 0.001 {
 			t.Errorf("-s %s: violation %g > eps", s, v)
 		}
-		m, err := solver.LoadModel(model)
+		m, err := acfcd.LoadModel(model)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.SolverType != solverNames[map[string]int{"1": 1, "3": 3, "7": 7}[s]] || m.Bias != 1 {
+		if m.SolverType != mustProblem(t, s).String() || m.Bias != 1 {
 			t.Errorf("-s %s: model header %s bias %g", s, m.SolverType, m.Bias)
 		}
 		pout, _, err := runCmd(t, "predict", test, model, filepath.Join(dir, "out"))
@@ -230,4 +229,13 @@ func TestWarningsPrinted(t *testing.T) {
 	if want := "acfcd: warning: class label 7 specified in weight is not found\n"; stderr != want {
 		t.Errorf("stderr %q, want %q", stderr, want)
 	}
+}
+
+func mustProblem(t *testing.T, s string) acfcd.Problem {
+	t.Helper()
+	p, err := acfcd.ParseProblem(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

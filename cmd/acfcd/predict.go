@@ -6,9 +6,8 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/acfcd/acfcd"
 	"github.com/acfcd/acfcd/internal/atomicfile"
-	dataio "github.com/acfcd/acfcd/io"
-	"github.com/acfcd/acfcd/solver"
 )
 
 func runPredict(stdout, stderr io.Writer, args []string) error {
@@ -30,7 +29,7 @@ func runPredict(stdout, stderr io.Writer, args []string) error {
 	if err := atomicfile.Check(fs.Arg(2)); err != nil { // before the reading
 		return err
 	}
-	m, err := solver.LoadModel(fs.Arg(1))
+	m, err := acfcd.LoadModel(fs.Arg(1))
 	if err != nil {
 		return err
 	}
@@ -39,14 +38,16 @@ func runPredict(stdout, stderr io.Writer, args []string) error {
 	}
 	opt := df.options()
 	opt.Float32 = false // prediction reads float64 rows
-	d, err := dataio.Load(fs.Arg(0), opt)
+	d, err := acfcd.Load(fs.Arg(0), opt)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
 
-	var correct int
-	var sq, sp, st, spp, stt, spt float64
+	ev, err := acfcd.Evaluate(m, d)
+	if err != nil {
+		return err
+	}
 	probs := make([]float64, max(1, len(m.Labels)))
 	err = atomicfile.Write(fs.Arg(2), func(w *bufio.Writer) error {
 		if *prob == 1 {
@@ -57,13 +58,12 @@ func runPredict(stdout, stderr io.Writer, args []string) error {
 			w.WriteByte('\n')
 		}
 		buf := make([]byte, 0, 64)
-		for i := 0; i < d.Rows; i++ {
-			idx, val := d.Row(i)
-			y := m.Predict(idx, val)
+		for i, y := range ev.Predicted {
 			// liblinear-predict prints labels with C's %g (six digits).
 			buf = strconv.AppendFloat(buf[:0], y, 'g', 6, 64)
 			w.Write(buf)
 			if *prob == 1 {
+				idx, val := d.Row(i)
 				if err := m.Probability(idx, val, probs); err != nil {
 					return err
 				}
@@ -72,16 +72,6 @@ func runPredict(stdout, stderr io.Writer, args []string) error {
 				}
 			}
 			w.WriteByte('\n')
-			t := d.Label[i]
-			if y == t {
-				correct++
-			}
-			sq += (y - t) * (y - t)
-			sp += y
-			st += t
-			spp += y * y
-			stt += t * t
-			spt += y * t
 		}
 		return nil
 	})
@@ -92,12 +82,10 @@ func runPredict(stdout, stderr io.Writer, args []string) error {
 		return nil
 	}
 	if m.IsClassifier() {
-		fmt.Fprintf(stdout, "Accuracy = %.6g%% (%d/%d)\n", 100*float64(correct)/float64(d.Rows), correct, d.Rows)
+		fmt.Fprintf(stdout, "Accuracy = %.6g%% (%d/%d)\n", ev.Accuracy, ev.Correct, ev.Rows)
 		return nil
 	}
-	n := float64(d.Rows)
-	fmt.Fprintf(stdout, "Mean squared error = %.6g (regression)\n", sq/n)
-	fmt.Fprintf(stdout, "Squared correlation coefficient = %.6g (regression)\n",
-		(n*spt-sp*st)*(n*spt-sp*st)/((n*spp-sp*sp)*(n*stt-st*st)))
+	fmt.Fprintf(stdout, "Mean squared error = %.6g (regression)\n", ev.MSE)
+	fmt.Fprintf(stdout, "Squared correlation coefficient = %.6g (regression)\n", ev.R2)
 	return nil
 }

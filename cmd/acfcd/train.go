@@ -13,32 +13,17 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/acfcd/acfcd"
 	"github.com/acfcd/acfcd/internal/atomicfile"
-	dataio "github.com/acfcd/acfcd/io"
-	"github.com/acfcd/acfcd/solver"
 )
 
-// solverNames maps liblinear's -s numbers, and acfcd's own problems, to
-// their model names.
-var solverNames = map[int]string{
-	1:                    "L2R_L2LOSS_SVC_DUAL",
-	3:                    "L2R_L1LOSS_SVC_DUAL",
-	7:                    "L2R_LR_DUAL",
-	solver.Lasso:         "LASSO",
-	solver.WestonWatkins: "MCSVM_WW",
-}
-
 // parseSolver reads -s: liblinear's numbers 1, 3 and 7, or "lasso" and "ww".
-func parseSolver(s string) (int, error) {
-	switch s {
-	case "1", "3", "7":
-		return int(s[0] - '0'), nil
-	case "lasso":
-		return solver.Lasso, nil
-	case "ww":
-		return solver.WestonWatkins, nil
+func parseSolver(s string) (acfcd.Problem, error) {
+	p, err := acfcd.ParseProblem(s)
+	if err != nil || p.Flag() != s {
+		return 0, usagef("-s %s: unknown solver (acfcd implements -s 1, 3, 7, lasso and ww)", s)
 	}
-	return 0, usagef("-s %s: unknown solver (acfcd implements -s 1, 3, 7, lasso and ww)", s)
+	return p, nil
 }
 
 // splitWeightFlags removes liblinear's -wLABEL WEIGHT pairs from args, which
@@ -79,7 +64,7 @@ func splitWeightFlags(args []string) ([]string, map[float64]float64, error) {
 func isNumberStart(c byte) bool { return c == '-' || c == '+' || (c >= '0' && c <= '9') }
 
 type trainFlags struct {
-	solver    int
+	solver    acfcd.Problem
 	c         float64
 	eps       float64
 	bias      float64
@@ -101,10 +86,10 @@ type trainFlags struct {
 	savePartial bool // --save-partial: an interrupted run saves its unconverged model
 }
 
-func (t *trainFlags) params(weights map[float64]float64) solver.Params {
-	return solver.Params{Solver: t.solver, C: t.c, Eps: t.eps, Bias: t.bias, Weights: weights,
-		Select: t.sel, Seed: t.seed, MaxEpochs: t.maxEpochs, Lambda: t.lambda, Intercept: t.intercept,
-		NoFallback: t.fallback == "none"}
+func (t *trainFlags) params(weights map[float64]float64, sel acfcd.Selection) acfcd.Params {
+	return acfcd.Params{Problem: t.solver, C: t.c, Eps: t.eps, Bias: t.bias, Weights: weights,
+		Select: sel, Seed: t.seed, MaxEpochs: t.maxEpochs, Lambda: t.lambda, Intercept: t.intercept,
+		GapTol: t.gap, NoFallback: t.fallback == "none"}
 }
 
 func runTrain(stdout, stderr io.Writer, args []string) error {
@@ -149,13 +134,17 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	if t.eps < 0 || math.IsNaN(t.eps) {
 		return usagef("-e %g: eps must be a positive number", t.eps)
 	}
+	sel, err := acfcd.ParseSelection(t.sel)
+	if err != nil {
+		return usagef("--select %s: %v", t.sel, err)
+	}
 	if t.fallback != "newton" && t.fallback != "none" {
 		return usagef("--fallback %q: want newton or none", t.fallback)
 	}
 	if t.report != "" && t.report != "json" {
 		return usagef("--report %q: the only report format is json", t.report)
 	}
-	if t.solver == solver.Lasso {
+	if t.solver == acfcd.Lasso {
 		if t.lambdaPath == 0 && !(t.lambda > 0) {
 			return usagef("-s lasso needs --lambda L > 0 (or --lambda-path N)")
 		}
@@ -195,9 +184,9 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	defer d.Close()
-	p := t.params(weights)
+	p := t.params(weights, sel)
 	if isTerminal(stderr) && !t.quiet {
-		p.Progress = func(pr solver.Progress) {
+		p.Progress = func(pr acfcd.Progress) {
 			fold := ""
 			if pr.Fold > 0 {
 				fold = fmt.Sprintf("fold %d ", pr.Fold)
@@ -210,27 +199,27 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 		return crossValidate(ctx, stdout, stderr, d, p, t.folds)
 	}
 
-	var m *solver.Model
-	var res *solver.Result
-	switch {
-	case t.solver == solver.Lasso && t.lambdaPath > 0:
+	var m *acfcd.Model
+	var res *acfcd.Result
+	if t.solver == acfcd.Lasso && t.lambdaPath > 0 {
 		m, res, err = lassoPath(ctx, stdout, d, p, t.lambdaPath, t.lambdaRatio, t.quiet)
-	case t.solver == solver.Lasso && t.gap > 0:
-		m, res, err = solver.TrainLassoGap(ctx, d, p, t.gap)
-	default:
-		m, res, err = solver.Train(ctx, d, p)
+	} else {
+		m, res, err = acfcd.Train(ctx, d, p)
 	}
 	if p.Progress != nil {
 		fmt.Fprintln(stderr)
+	}
+	if m != nil && t.bias == 0 && t.solver.Classifier() {
+		m = zeroBias(m)
+	}
+	if res != nil && res.Cancelled {
+		return interrupted(m, res, modelPath, t.savePartial)
 	}
 	if err != nil {
 		return err
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "acfcd: warning: %s\n", w) // e.g. a -wi label that does not occur
-	}
-	if res.Cancelled {
-		return interrupted(m, res, modelPath, t.savePartial)
 	}
 	if !t.quiet {
 		printSummary(stdout, res)
@@ -259,8 +248,18 @@ func trainUsage(fs interface{ PrintDefaults() }, stderr io.Writer) func() {
 	}
 }
 
+// zeroBias gives m liblinear's layout for -B 0: a bias feature of value 0,
+// which changes no weight, only the file (a "bias 0" line and a row of
+// zero weights).
+func zeroBias(m *acfcd.Model) *acfcd.Model {
+	z := *m
+	z.Bias = 0
+	z.W = append(append(make([]float64, 0, len(m.W)+m.NrW), m.W...), make([]float64, m.NrW)...)
+	return &z
+}
+
 // printSummary prints what liblinear prints after training.
-func printSummary(w io.Writer, r *solver.Result) {
+func printSummary(w io.Writer, r *acfcd.Result) {
 	// liblinear's #iter counts sweeps; acfcd's epochs are the same unit.
 	fmt.Fprintf(w, "optimization finished, #iter = %d (%d coordinate steps, %s selection)\n", r.Epochs, r.Iterations, r.Select)
 	if r.NewtonSteps > 0 {
@@ -305,7 +304,7 @@ func (x jsonNum) MarshalJSON() ([]byte, error) {
 	return json.Marshal(float64(x))
 }
 
-func writeReport(w io.Writer, r *solver.Result) error {
+func writeReport(w io.Writer, r *acfcd.Result) error {
 	b, err := json.Marshal(report{r.Solver, r.Select, r.C, r.Eps, r.Iterations, r.Epochs, r.Operations,
 		r.Seconds, r.Objective, jsonNum(r.Primal), jsonNum(r.Gap), jsonNum(r.Violation), r.NNZW, r.Converged, r.HitEpochCap, r.NewtonSteps})
 	if err != nil {
@@ -317,8 +316,8 @@ func writeReport(w io.Writer, r *solver.Result) error {
 
 // lassoPath fits the LASSO path, prints one line per λ as glmnet users
 // expect, and returns the last (smallest λ) model with its result.
-func lassoPath(ctx context.Context, stdout io.Writer, d *dataio.Dataset, p solver.Params, n int, ratio float64, quiet bool) (*solver.Model, *solver.Result, error) {
-	pts, err := solver.LassoPath(ctx, d, p, n, ratio)
+func lassoPath(ctx context.Context, stdout io.Writer, d *acfcd.Dataset, p acfcd.Params, n int, ratio float64, quiet bool) (*acfcd.Model, *acfcd.Result, error) {
+	pts, err := acfcd.TrainPath(ctx, d, p, n, ratio)
 	if err != nil && len(pts) == 0 {
 		return nil, nil, err
 	}
@@ -330,10 +329,10 @@ func lassoPath(ctx context.Context, stdout io.Writer, d *dataio.Dataset, p solve
 	}
 	last := pts[len(pts)-1]
 	sel := p.Select
-	if sel == "" {
-		sel = "acf"
+	if sel == acfcd.AutoSelection {
+		sel = acfcd.ACF
 	}
-	res := &solver.Result{Solver: "LASSO", Select: sel, Eps: p.Eps, Objective: last.Objective, Primal: last.Objective,
+	res := &acfcd.Result{Solver: "LASSO", Select: sel.String(), Eps: p.Eps, Objective: last.Objective, Primal: last.Objective,
 		Gap: last.Gap, Violation: last.Violation, Converged: last.Converged, Cancelled: err != nil,
 		NNZW: last.Model.NNZ()}
 	for _, pt := range pts {

@@ -1,0 +1,54 @@
+package acfcd
+
+import (
+	"fmt"
+)
+
+// Evaluation is how a model predicts a dataset, as liblinear-predict
+// reports it.
+type Evaluation struct {
+	Rows      int
+	Predicted []float64 // each example's prediction, in row order
+	// Classifiers: the examples predicted right and their percentage.
+	Correct  int
+	Accuracy float64
+	// Regression (the LASSO): the mean squared error and the squared
+	// correlation coefficient of predictions and labels (liblinear's
+	// "Squared correlation coefficient", r²).
+	MSE, R2 float64
+}
+
+// Evaluate predicts every example of d with m. The data must hold float64
+// values (read without Options.Float32). Features beyond the model's are
+// ignored and labels the model does not know count as errors, as with
+// liblinear-predict.
+func Evaluate(m *Model, d *Dataset) (*Evaluation, error) {
+	if d.Value == nil && d.Rows > 0 {
+		return nil, fmt.Errorf("%s: prediction needs float64 values (read without Float32)", d.Source)
+	}
+	e := &Evaluation{Rows: d.Rows, Predicted: make([]float64, d.Rows)}
+	var sq, sp, st, spp, stt, spt float64
+	for i := 0; i < d.Rows; i++ {
+		idx, val := d.Row(i)
+		y := m.Predict(idx, val)
+		e.Predicted[i] = y
+		t := d.Label[i]
+		if y == t {
+			e.Correct++
+		}
+		sq += (y - t) * (y - t)
+		sp += y
+		st += t
+		spp += y * y
+		stt += t * t
+		spt += y * t
+	}
+	if d.Rows == 0 {
+		return e, nil
+	}
+	n := float64(d.Rows)
+	e.Accuracy = 100 * float64(e.Correct) / n
+	e.MSE = sq / n
+	e.R2 = (n*spt - sp*st) * (n*spt - sp*st) / ((n*spp - sp*sp) * (n*stt - st*st))
+	return e, nil
+}

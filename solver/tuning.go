@@ -1,0 +1,180 @@
+package solver
+
+// Tuning holds the constants that were chosen by measurement, with the
+// defaults of DefaultTuning; docs/tuning.md records the runs behind each.
+// None of them changes what a converged model solves, only the path to it
+// (and the memory on the way). Tests and measurements pass a modified copy.
+type Tuning struct {
+	// The driver.
+
+	// PrefetchAhead is how many steps ahead a batch prefetches its
+	// coordinates' data (0: no prefetching).
+	PrefetchAhead int
+	// PollWork is about how many non-zeros the solvers touch between two
+	// checks for cancellation.
+	PollWork int64
+	// SweepStreamMin is the most coordinates whose sweeps are built whole;
+	// above it a sweep is streamed in shuffled chunks of at most
+	// SweepChunk steps and shrinking keeps only a bitset (memory at
+	// 10⁷ examples).
+	SweepStreamMin, SweepChunk int
+	// EarlyCheck: the ACF selections of problems that ask for it run one
+	// full KKT pass the first time a sweep's violation is within
+	// EarlyCheck·eps.
+	EarlyCheck float64
+	// PartialUnshrinks: acf+shrink brings back all shrunk coordinates
+	// after this many failed full passes in a row (before that, only the
+	// violators the pass found).
+	PartialUnshrinks int
+	// KKTChunkRows is the number of rows in a chunk of a full KKT pass;
+	// it, never GOMAXPROCS, fixes how the pass's sums are formed.
+	KKTChunkRows int
+	// KKTParallelNNZ: a pass over fewer non-zeros runs on one goroutine.
+	KKTParallelNNZ int64
+
+	// The dual of the SVMs and of logistic regression.
+
+	// XsqStoreMax is the most examples for which ‖x_i‖² is stored rather
+	// than recomputed at each step (the same bits either way).
+	XsqStoreMax int
+	// PushDups turns on the push of identical rows with opposite labels
+	// (-s 1, -s 3) when the fallback is on; DupsMaxRows bounds the
+	// examples searched for them.
+	PushDups    bool
+	DupsMaxRows int
+
+	// The switch from a stalling dual to a finisher.
+
+	// DualStepOps is the cost of a dual step beyond its non-zeros, in
+	// non-zeros.
+	DualStepOps int64
+	// SwitchOps, when positive, replaces the switch rule's estimate of a
+	// finisher's cost (measurements that force a switch).
+	SwitchOps int64
+	// NewtonDenseMax is the largest dimension d+1 solved by dense Newton
+	// (and, for -s 3, by the interior-point method); above it -s 1 and 7
+	// use Newton-CG and -s 3 has no finisher.
+	NewtonDenseMax int
+	// NewtonGuessIters is the Newton steps the switch rule assumes;
+	// NewtonOpsSVM and NewtonOpsLR convert a Newton operation into dual
+	// operations of the same time (-s 1, -s 7).
+	NewtonGuessIters          int64
+	NewtonOpsSVM, NewtonOpsLR float64
+	// NewtonMaxIter caps the dense Newton steps of one switch.
+	NewtonMaxIter int
+
+	// TronSwitchPasses is the switch rule's estimate of a Newton-CG round
+	// and the dual CD after it, in passes over the non-zeros.
+	TronSwitchPasses int64
+	// TronNearViol, TronDeferPasses: a dual whose last sweep violated by
+	// at most TronNearViol·eps gets TronDeferPasses more passes before the
+	// switch to Newton-CG.
+	TronNearViol    float64
+	TronDeferPasses int64
+	// TronGapRel: Newton-CG hands back at this relative duality gap, or
+	// after TronBudgetPasses passes over the data (-s 7; -s 1 scales it
+	// with eps, see the finisher), doubled at each further switch, of at
+	// most TronMaxRounds; TronMaxIter caps its iterations per switch.
+	TronGapRel       float64
+	TronBudgetPasses int64
+	TronMaxRounds    int
+	TronMaxIter      int
+
+	// IPMGuessIters and IPMOpsRatio set the switch rule of -s 3's
+	// interior-point finisher.
+	IPMGuessIters int64
+	IPMOpsRatio   float64
+	// IPMMaxRounds bounds its switches per subproblem; the second does
+	// not settle.
+	IPMMaxRounds int
+	// IPMNearGap, IPMMaxDefer: a dual whose duality gap is below
+	// IPMNearGap·|f| when the rule fires goes on for the same budget
+	// again, at most IPMMaxDefer times.
+	IPMNearGap  float64
+	IPMMaxDefer int
+	// IPMProbeAt, IPMFarViol, IPMFarGap: once the dual has spent
+	// IPMProbeAt of the budget, a last sweep violating by more than
+	// IPMFarViol·eps and a gap of at least IPMFarGap·|f| switch at once.
+	IPMProbeAt, IPMFarViol, IPMFarGap float64
+	// IPMSettleRel, IPMSettleMul: an α_i within IPMSettleRel·C_i of a
+	// bound whose multiplier is at least IPMSettleMul is set there and
+	// leaves the method's working set.
+	IPMSettleRel, IPMSettleMul float64
+	// IPMMaxIter caps the interior-point iterations; IPMRoundRel and
+	// IPMStopRel are the relative complementarities at which it starts
+	// rounding and ends.
+	IPMMaxIter              int
+	IPMRoundRel, IPMStopRel float64
+	// IPMTheta and IPMKappa shape the warm start: α at most IPMTheta·C_i
+	// into the box, μ₀ = IPMKappa·gap/(2n).
+	IPMTheta, IPMKappa float64
+	// The interior-point passes run in at most IPMMaxParts fixed row
+	// ranges when the data has IPMParallelNNZ non-zeros and the partial
+	// Hessians fit in IPMPartsMem bytes; BinaryRows skips the values of
+	// all-ones data (the same bits).
+	IPMParallelNNZ int64
+	IPMMaxParts    int
+	IPMPartsMem    int
+	BinaryRows     bool
+
+	// The LASSO.
+
+	// LassoGapMaxWait caps the back-off, in batches, of the duality-gap
+	// checks after a failed one.
+	LassoGapMaxWait int
+}
+
+// DefaultTuning returns the defaults.
+func DefaultTuning() Tuning {
+	return Tuning{
+		PrefetchAhead:    2,
+		PollWork:         1 << 20,
+		SweepStreamMin:   1 << 22,
+		SweepChunk:       1 << 21,
+		EarlyCheck:       10,
+		PartialUnshrinks: 3,
+		KKTChunkRows:     1024,
+		KKTParallelNNZ:   1 << 16,
+
+		XsqStoreMax: 1 << 22,
+		PushDups:    true,
+		DupsMaxRows: 1 << 22,
+
+		DualStepOps:      8,
+		NewtonDenseMax:   4096,
+		NewtonGuessIters: 10,
+		NewtonOpsSVM:     0.4,
+		NewtonOpsLR:      0.25,
+		NewtonMaxIter:    100,
+
+		TronSwitchPasses: 100,
+		TronNearViol:     4,
+		TronDeferPasses:  20,
+		TronGapRel:       1e-3,
+		TronBudgetPasses: 50,
+		TronMaxRounds:    8,
+		TronMaxIter:      200,
+
+		IPMGuessIters:  10,
+		IPMOpsRatio:    0.15,
+		IPMMaxRounds:   2,
+		IPMNearGap:     1e-4,
+		IPMMaxDefer:    4,
+		IPMProbeAt:     0.5,
+		IPMFarViol:     10,
+		IPMFarGap:      0.1,
+		IPMSettleRel:   1e-4,
+		IPMSettleMul:   0.1,
+		IPMMaxIter:     80,
+		IPMRoundRel:    1e-3,
+		IPMStopRel:     1e-4,
+		IPMTheta:       0.3,
+		IPMKappa:       10,
+		IPMParallelNNZ: 1 << 16,
+		IPMMaxParts:    4,
+		IPMPartsMem:    32 << 20,
+		BinaryRows:     true,
+
+		LassoGapMaxWait: 8,
+	}
+}

@@ -1,0 +1,87 @@
+package acfcd
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/acfcd/acfcd/internal/mix"
+	"github.com/acfcd/acfcd/internal/procs"
+	solver "github.com/acfcd/acfcd/solver"
+	"github.com/acfcd/acfcd/solver/multiclass"
+)
+
+// trainWW fits the Weston–Watkins multi-class SVM by dual block
+// coordinate descent over examples (package multiclass).
+//
+// Params: C, Eps (default 0.1: the largest projected-gradient violation
+// over all α_ic), Bias, Weights (C_i = C × weight of class y_i), Select
+// (ACF or Uniform), Seed, MaxEpochs, ACF and Progress (Class is always 0).
+//
+// Result: Iterations counts block steps; Operations counts multiply-adds
+// with the weights, K per stored non-zero for each product and update;
+// Objective is the dual (minimised), Primal P(W). The model has NrW = K
+// weight vectors, also for K = 2, and predicts the argmax.
+func trainWW(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Model, *Result, error) {
+	start := time.Now()
+	eps := p.Eps
+	if eps == 0 {
+		eps = 0.1
+	}
+	maxEpochs := p.MaxEpochs
+	if maxEpochs == 0 {
+		maxEpochs = DefaultMaxEpochs
+	}
+	labels, class, err := checkClassification(d, &p, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	K := len(labels)
+	if uint64(d.Features+1)*uint64(K) > math.MaxInt || uint64(d.Rows)*uint64(K) > math.MaxInt {
+		return nil, nil, fmt.Errorf("%d examples and %d features × %d classes are too many for this platform", d.Rows, d.Features, K)
+	}
+	res := &Result{Solver: p.Problem.String(), Select: p.Select.String(), C: p.C, Eps: eps}
+	ub, warnings := classCosts(labels, p)
+	res.Warnings = warnings
+
+	seed := mix.Seed(p.Seed, 0)
+	prob := multiclass.New(d, class, ub, p.bias(), eps, pool, p.Tuning)
+	cfg := solver.Config{Selection: p.Select, Seed: seed, Eps: eps, MaxEpochs: maxEpochs, ACF: p.ACF,
+		Repair: solver.RepairKeep, Work: prob.Work(), Done: ctx.Done(), Tuning: p.Tuning, Trace: p.trace}
+	if f := p.Progress; f != nil {
+		cfg.Progress = func(epoch int, viol, obj float64) { f(Progress{Epoch: epoch, Violation: viol, Objective: obj}) }
+	}
+	r := solver.NewRun(prob, cfg)
+	converged := r.Solve(seed)
+	viol, primal := prob.PassViol, prob.PassPrimal
+	switch {
+	case converged:
+	case r.Cancelled():
+		viol, primal = r.LastViol, math.NaN()
+	default:
+		converged = prob.Pass(r, false) // measure where it stopped, without steps
+		viol, primal = prob.PassViol, prob.PassPrimal
+	}
+
+	rows := d.Features
+	if p.bias() > 0 {
+		rows++
+	}
+	m := &Model{SolverType: res.Solver, Labels: labels, NumFeature: d.Features, Bias: p.bias(), NrW: K,
+		W: prob.W[: rows*K : rows*K]}
+	res.Iterations = r.Steps
+	res.Epochs = r.Epochs()
+	res.Operations = prob.Ops
+	res.Objective = prob.Objective()
+	res.Primal = primal
+	res.Gap = res.Primal + res.Objective
+	res.Violation = viol
+	res.Converged = converged && !r.Cancelled()
+	res.Cancelled = r.Cancelled()
+	res.HitEpochCap = r.Capped() && !converged
+	res.NNZW = m.NNZ()
+	m.Partial = !res.Converged || res.Cancelled
+	res.Seconds = time.Since(start).Seconds()
+	return m, res, nil
+}
