@@ -135,22 +135,41 @@ func (p *Params) resolve() error {
 	return fmt.Errorf("coordinate selection %v is not available for %s (want %v)", p.Select, p.Problem, names)
 }
 
-// trainDual trains -s 1, 3 and 7: one binary subproblem, or one per class.
-func trainDual(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Model, *Result, error) {
-	start := time.Now()
-	loss := [...]dual.Loss{SquaredHingeDual: dual.L2SVM, HingeDual: dual.L1SVM, LogisticDual: dual.Logistic}[p.Problem]
+// dualTraining is the setup of a -s 1, 3 or 7 training shared by its
+// subproblems: liblinear's train() with one binary subproblem, or one per
+// class.
+type dualTraining struct {
+	p         Params
+	ctx       context.Context
+	loss      dual.Loss
+	inner     float64 // the violation certified: eps/2 for the SVMs
+	maxEpochs int
+	sel       Selection
+	labels    []float64
+	sh        *dual.Data
+	dups      *finish.Dups
+	subs      []subproblem
+	progress  func(Progress)
+}
+
+// newDualTraining checks d and p and sets up the subproblems; res has the
+// fields that do not depend on training.
+func newDualTraining(ctx context.Context, d *Dataset, p Params) (*dualTraining, *Result, error) {
+	dt := &dualTraining{p: p, ctx: ctx, sel: p.Select}
+	dt.loss = [...]dual.Loss{SquaredHingeDual: dual.L2SVM, HingeDual: dual.L1SVM, LogisticDual: dual.Logistic}[p.Problem]
 	eps := p.Eps
 	if eps == 0 {
 		eps = 0.1 // liblinear's default for -s 1, 3 and 7
 	}
-	maxEpochs := p.MaxEpochs
-	if maxEpochs == 0 {
-		maxEpochs = DefaultMaxEpochs
+	dt.maxEpochs = p.MaxEpochs
+	if dt.maxEpochs == 0 {
+		dt.maxEpochs = DefaultMaxEpochs
 	}
 	labels, _, err := checkClassification(d, &p, false)
 	if err != nil {
 		return nil, nil, err
 	}
+	dt.labels = labels
 	res := &Result{Solver: p.Problem.String(), Select: p.Select.String(), C: p.C, Eps: eps}
 	weighted, warnings := classCosts(labels, p)
 	res.Warnings = warnings
@@ -159,37 +178,27 @@ func trainDual(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mo
 	// PGmax − PGmin ≤ eps over a sweep; certifying max|PG| ≤ eps/2 over all
 	// coordinates implies that spread for every coordinate at once. For
 	// LR liblinear stops on max|∂f/∂α_i| ≤ eps, certified as is.
-	inner := eps
-	if loss != dual.Logistic {
-		inner = eps / 2
+	dt.inner = eps
+	if dt.loss != dual.Logistic {
+		dt.inner = eps / 2
 	}
 	t := p.Tuning
-	sh, err := dual.NewData(d, p.bias(), t)
-	if err != nil {
+	if dt.sh, err = dual.NewData(d, p.bias(), t); err != nil {
 		return nil, nil, err
 	}
-	fallback := !p.NoFallback
-	var dups *finish.Dups
-	if loss != dual.Logistic && fallback && t.PushDups && sh.N <= t.DupsMaxRows {
-		dups = finish.FindDups(sh)
+	if dt.loss != dual.Logistic && !p.NoFallback && t.PushDups && dt.sh.N <= t.DupsMaxRows {
+		dt.dups = finish.FindDups(dt.sh)
 	}
-	sel := p.Select
-	if loss == dual.Logistic {
+	if dt.loss == dual.Logistic {
 		// No α_i of the logistic dual sits at a bound: nothing to shrink.
-		switch sel {
+		switch dt.sel {
 		case Shrink:
-			sel = Uniform
+			dt.sel = Uniform
 		case ACFShrink:
-			sel = ACF
+			dt.sel = ACF
 		}
 	}
-	repair := solver.RepairMax
-	if loss == dual.Logistic {
-		// A logistic dual has no bounds and its failed passes find many
-		// violators, whose p_max would crowd out the rest.
-		repair = solver.RepairAtLeastOne
-	}
-	progress := lockedProgress(p.Progress)
+	dt.progress = lockedProgress(p.Progress)
 
 	// Subproblems as liblinear's train(): two classes give one problem with
 	// class 0 positive, Cp = weighted C of class 0 and Cn = that of class 1;
@@ -199,9 +208,9 @@ func trainDual(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mo
 	if nsub == 2 {
 		nsub = 1
 	}
-	subs := make([]subproblem, nsub)
-	for k := range subs {
-		s := &subs[k]
+	dt.subs = make([]subproblem, nsub)
+	for k := range dt.subs {
+		s := &dt.subs[k]
 		s.class = k
 		if len(labels) == 2 {
 			s.cp, s.cn = weighted[0], weighted[1]
@@ -210,145 +219,43 @@ func trainDual(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mo
 		}
 		s.seed = mix.Seed(p.Seed, uint64(k)) // its own stream whatever goroutine runs it
 	}
+	return dt, res, nil
+}
 
-	wlen := d.Features
-	if p.bias() > 0 {
-		wlen++
-	}
-	mdl := &Model{SolverType: res.Solver, Labels: labels, NumFeature: d.Features, Bias: p.bias(), NrW: nsub}
-	// One subproblem trains in place in the model's W; with several, each
-	// worker has its own w and copies it out interleaved.
-	var inPlace []float64
-	if nsub == 1 {
-		inPlace = make([]float64, d.Features+1)
-		mdl.W = inPlace[:wlen]
-	} else {
-		mdl.W = make([]float64, wlen*nsub)
-	}
+// worker returns a subproblem's state and finisher, reused from one
+// subproblem to the next; w, if not nil, is the weight vector to train in.
+func (dt *dualTraining) worker(w []float64, pool *procs.Pool) (*dual.Problem, *finish.Finisher) {
+	dp := dual.New(dt.sh, dt.loss, dt.inner, w, pool, dt.p.Tuning)
+	return dp, finish.New(dp, dt.p.Tuning, !dt.p.NoFallback)
+}
 
-	// The classes go to up to min(GOMAXPROCS, nsub) workers: the caller's
-	// processor and the spare ones of the pool. A worker that finds no
-	// class left gives its processor back to the pool, for the KKT passes
-	// of the classes still running; the last one keeps it for the caller.
-	workers := 1 + pool.Take(min(runtime.GOMAXPROCS(0), nsub)-1)
-	var alive atomic.Int64
-	alive.Store(int64(workers))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var faultMu sync.Mutex
-	var faultErr error
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if alive.Add(-1) > 0 {
-					pool.Give(1)
-				}
-			}()
-			defer fault.Guard()()
-			var err error
-			defer func() {
-				if err != nil {
-					faultMu.Lock()
-					faultErr = err
-					faultMu.Unlock()
-				}
-			}()
-			defer fault.Recover(d.Source, &err)
-			dp := dual.New(sh, loss, inner, inPlace, pool, t)
-			fin := finish.New(dp, t, fallback)
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= nsub {
-					return
-				}
-				s := &subs[k]
-				if ctx.Err() != nil {
-					// Cancelled: the classes not started keep w = 0.
-					s.res.Cancelled = true
-					continue
-				}
-				cfg := solver.Config{Selection: sel, Seed: s.seed, Eps: inner, MaxEpochs: maxEpochs, ACF: p.ACF,
-					EarlyCheck: true, Repair: repair, Work: 2 * sh.NNZ(), Done: ctx.Done(), Tuning: t, Trace: p.trace}
-				if progress != nil {
-					class := s.class
-					cfg.Progress = func(epoch int, viol, obj float64) {
-						progress(Progress{Class: class, Epoch: epoch, Violation: viol, Objective: obj})
-					}
-				}
-				if fallback {
-					cfg.Switch = fin.Due
-				}
-				if dups != nil {
-					cfg.AfterBatch = func() float64 { return dups.Push(dp) }
-				}
-				trainOne(dp, fin, cfg, labels[s.class], s)
-				if inPlace != nil {
-					continue
-				}
-				for j := 0; j < wlen; j++ {
-					mdl.W[j*nsub+k] = dp.W[j]
-				}
-			}
-		}()
+// solve trains subproblem k in dp: dual coordinate descent, and whenever
+// the switch rule fires, the finisher, whose answer the full KKT pass
+// certifies or dual CD finishes. It fills in the subproblem's result.
+func (dt *dualTraining) solve(k int, dp *dual.Problem, fin *finish.Finisher) {
+	start := time.Now()
+	s := &dt.subs[k]
+	repair := solver.RepairMax
+	if dt.loss == dual.Logistic {
+		// A logistic dual has no bounds and its failed passes find many
+		// violators, whose p_max would crowd out the rest.
+		repair = solver.RepairAtLeastOne
 	}
-	wg.Wait()
-	if faultErr != nil {
-		return nil, nil, faultErr
-	}
-
-	res.Converged = true
-	for k := range subs {
-		r := &subs[k].res
-		r.Solver, r.Select, r.C, r.Eps = res.Solver, res.Select, res.C, res.Eps
-		res.add(r)
-	}
-	res.NNZW = mdl.NNZ()
-	if nsub > 1 {
-		res.Classes = make([]Result, nsub)
-		for k := range subs {
-			res.Classes[k] = subs[k].res
+	cfg := solver.Config{Selection: dt.sel, Seed: s.seed, Eps: dt.inner, MaxEpochs: dt.maxEpochs, ACF: dt.p.ACF,
+		EarlyCheck: true, Repair: repair, Work: 2 * dt.sh.NNZ(), Done: dt.ctx.Done(), Tuning: dt.p.Tuning, Trace: dt.p.trace}
+	if dt.progress != nil {
+		cfg.Progress = func(epoch int, viol, obj float64) {
+			dt.progress(Progress{Class: s.class, Epoch: epoch, Violation: viol, Objective: obj})
 		}
 	}
-	mdl.Partial = !res.Converged || res.Cancelled
-	res.Seconds = time.Since(start).Seconds()
-	return mdl, res, nil
-}
+	if !dt.p.NoFallback {
+		cfg.Switch = fin.Due
+	}
+	if dt.dups != nil {
+		cfg.AfterBatch = func() float64 { return dt.dups.Push(dp) }
+	}
 
-// add adds a subproblem's result r to the total.
-func (res *Result) add(r *Result) {
-	res.Iterations += r.Iterations
-	res.Epochs += r.Epochs
-	res.NewtonSteps += r.NewtonSteps
-	res.Operations += r.Operations
-	res.Objective += r.Objective
-	res.Primal += r.Primal
-	res.Gap += r.Gap
-	res.Violation = max(res.Violation, r.Violation)
-	res.Converged = res.Converged && r.Converged
-	res.HitEpochCap = res.HitEpochCap || r.HitEpochCap
-	res.Cancelled = res.Cancelled || r.Cancelled
-}
-
-// subproblem is one binary problem: class k (or class 0 of two) against the rest.
-type subproblem struct {
-	class  int
-	cp, cn float64
-	seed   uint64
-	res    Result
-}
-
-// newtonSalt seeds the selection of the dual CD that finishes after a
-// finisher, round by round.
-const newtonSalt = 0x6e6577746f6e
-
-// trainOne solves subproblem s (the examples labelled pos positive): dual
-// coordinate descent, and whenever the switch rule fires, the finisher,
-// whose answer the full KKT pass certifies or dual CD finishes.
-func trainOne(dp *dual.Problem, fin *finish.Finisher, cfg solver.Config, pos float64, s *subproblem) {
-	start := time.Now()
-	obj := dp.Reset(pos, s.cp, s.cn)
+	obj := dp.Reset(dt.labels[s.class], s.cp, s.cn)
 	fin.Reset()
 	r := solver.NewRun(dp, cfg)
 	r.Obj = obj
@@ -391,6 +298,151 @@ func trainOne(dp *dual.Problem, fin *finish.Finisher, cfg solver.Config, pos flo
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
+}
+
+// newtonSalt seeds the selection of the dual CD that finishes after a
+// finisher, round by round.
+const newtonSalt = 0x6e6577746f6e
+
+// trainDual trains -s 1, 3 and 7, the classes in parallel.
+func trainDual(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Model, *Result, error) {
+	start := time.Now()
+	dt, res, err := newDualTraining(ctx, d, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	nsub := len(dt.subs)
+	mdl, inPlace := dt.newModel(res)
+
+	// The classes go to up to min(GOMAXPROCS, nsub) workers: the caller's
+	// processor and the spare ones of the pool. A worker that finds no
+	// class left gives its processor back to the pool, for the KKT passes
+	// of the classes still running; the last one keeps it for the caller.
+	workers := 1 + pool.Take(min(runtime.GOMAXPROCS(0), nsub)-1)
+	var alive atomic.Int64
+	alive.Store(int64(workers))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var faultMu sync.Mutex
+	var faultErr error
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if alive.Add(-1) > 0 {
+					pool.Give(1)
+				}
+			}()
+			defer fault.Guard()()
+			var err error
+			defer func() {
+				if err != nil {
+					faultMu.Lock()
+					faultErr = err
+					faultMu.Unlock()
+				}
+			}()
+			defer fault.Recover(d.Source, &err)
+			dp, fin := dt.worker(inPlace, pool)
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= nsub {
+					return
+				}
+				if ctx.Err() != nil {
+					// Cancelled: the classes not started keep w = 0.
+					dt.subs[k].res.Cancelled = true
+					continue
+				}
+				dt.solve(k, dp, fin)
+				if inPlace == nil {
+					dt.copyOut(mdl, k, dp.W)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if faultErr != nil {
+		return nil, nil, faultErr
+	}
+
+	dt.total(res, mdl)
+	res.Seconds = time.Since(start).Seconds()
+	return mdl, res, nil
+}
+
+// newModel returns the model the subproblems train into. One subproblem
+// trains in place in its W (inPlace, len NF+1); with several, each worker
+// has its own w and copies it out interleaved (copyOut).
+func (dt *dualTraining) newModel(res *Result) (mdl *Model, inPlace []float64) {
+	nsub := len(dt.subs)
+	nf := dt.sh.NF
+	mdl = &Model{SolverType: res.Solver, Labels: dt.labels, NumFeature: nf, Bias: dt.p.bias(), NrW: nsub}
+	if nsub == 1 {
+		inPlace = make([]float64, nf+1)
+		mdl.W = inPlace[:dt.rows()]
+	} else {
+		mdl.W = make([]float64, dt.rows()*nsub)
+	}
+	return mdl, inPlace
+}
+
+// rows is the number of weight rows: the features, and the bias.
+func (dt *dualTraining) rows() int {
+	if dt.p.bias() > 0 {
+		return dt.sh.NF + 1
+	}
+	return dt.sh.NF
+}
+
+// copyOut stores subproblem k's weights w in the model.
+func (dt *dualTraining) copyOut(mdl *Model, k int, w []float64) {
+	nsub := len(dt.subs)
+	for j := range dt.rows() {
+		mdl.W[j*nsub+k] = w[j]
+	}
+}
+
+// total sums the subproblems' results into res and marks the model.
+func (dt *dualTraining) total(res *Result, mdl *Model) {
+	res.Converged = true
+	for k := range dt.subs {
+		r := &dt.subs[k].res
+		r.Solver, r.Select, r.C, r.Eps = res.Solver, res.Select, res.C, res.Eps
+		res.add(r)
+	}
+	res.NNZW = mdl.NNZ()
+	if len(dt.subs) > 1 {
+		res.Classes = make([]Result, len(dt.subs))
+		for k := range dt.subs {
+			res.Classes[k] = dt.subs[k].res
+		}
+	}
+	mdl.Partial = !res.Converged || res.Cancelled
+}
+
+// add adds a subproblem's result r to the total.
+func (res *Result) add(r *Result) {
+	res.Iterations += r.Iterations
+	res.Epochs += r.Epochs
+	res.NewtonSteps += r.NewtonSteps
+	res.Operations += r.Operations
+	res.Objective += r.Objective
+	res.Primal += r.Primal
+	res.Gap += r.Gap
+	res.Violation = max(res.Violation, r.Violation)
+	res.Converged = res.Converged && r.Converged
+	res.HitEpochCap = res.HitEpochCap || r.HitEpochCap
+	res.Cancelled = res.Cancelled || r.Cancelled
+}
+
+// subproblem is one binary problem: class k (or class 0 of two) against the rest.
+type subproblem struct {
+	class  int
+	cp, cn float64
+	seed   uint64
+	res    Result
 }
 
 // classCosts returns the C of each class (C times its -wi weight) and the

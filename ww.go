@@ -25,6 +25,27 @@ import (
 // weight vectors, also for K = 2, and predicts the argmax.
 func trainWW(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Model, *Result, error) {
 	start := time.Now()
+	wt, err := newWWTraining(ctx, d, p, pool)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := wt.solve()
+	wt.res.Seconds = time.Since(start).Seconds()
+	return m, wt.res, nil
+}
+
+// wwTraining is a Weston–Watkins training set up.
+type wwTraining struct {
+	p      Params
+	d      *Dataset
+	labels []float64
+	prob   *multiclass.Problem
+	cfg    solver.Config
+	res    *Result
+}
+
+// newWWTraining checks d and p and sets up the problem at α = 0.
+func newWWTraining(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*wwTraining, error) {
 	eps := p.Eps
 	if eps == 0 {
 		eps = 0.1
@@ -35,25 +56,30 @@ func trainWW(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mode
 	}
 	labels, class, err := checkClassification(d, &p, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	K := len(labels)
 	if uint64(d.Features+1)*uint64(K) > math.MaxInt || uint64(d.Rows)*uint64(K) > math.MaxInt {
-		return nil, nil, fmt.Errorf("%d examples and %d features × %d classes are too many for this platform", d.Rows, d.Features, K)
+		return nil, fmt.Errorf("%d examples and %d features × %d classes are too many for this platform", d.Rows, d.Features, K)
 	}
-	res := &Result{Solver: p.Problem.String(), Select: p.Select.String(), C: p.C, Eps: eps}
+	wt := &wwTraining{p: p, d: d, labels: labels}
+	wt.res = &Result{Solver: p.Problem.String(), Select: p.Select.String(), C: p.C, Eps: eps}
 	ub, warnings := classCosts(labels, p)
-	res.Warnings = warnings
-
-	seed := mix.Seed(p.Seed, 0)
-	prob := multiclass.New(d, class, ub, p.bias(), eps, pool, p.Tuning)
-	cfg := solver.Config{Selection: p.Select, Seed: seed, Eps: eps, MaxEpochs: maxEpochs, ACF: p.ACF,
-		Repair: solver.RepairKeep, Work: prob.Work(), Done: ctx.Done(), Tuning: p.Tuning, Trace: p.trace}
+	wt.res.Warnings = warnings
+	wt.prob = multiclass.New(d, class, ub, p.bias(), eps, pool, p.Tuning)
+	wt.cfg = solver.Config{Selection: p.Select, Seed: mix.Seed(p.Seed, 0), Eps: eps, MaxEpochs: maxEpochs, ACF: p.ACF,
+		Repair: solver.RepairKeep, Work: wt.prob.Work(), Done: ctx.Done(), Tuning: p.Tuning, Trace: p.trace}
 	if f := p.Progress; f != nil {
-		cfg.Progress = func(epoch int, viol, obj float64) { f(Progress{Epoch: epoch, Violation: viol, Objective: obj}) }
+		wt.cfg.Progress = func(epoch int, viol, obj float64) { f(Progress{Epoch: epoch, Violation: viol, Objective: obj}) }
 	}
-	r := solver.NewRun(prob, cfg)
-	converged := r.Solve(seed)
+	return wt, nil
+}
+
+// solve trains and returns the model, filling in the result.
+func (wt *wwTraining) solve() *Model {
+	prob, res := wt.prob, wt.res
+	r := solver.NewRun(prob, wt.cfg)
+	converged := r.Solve(wt.cfg.Seed)
 	viol, primal := prob.PassViol, prob.PassPrimal
 	switch {
 	case converged:
@@ -64,11 +90,12 @@ func trainWW(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mode
 		viol, primal = prob.PassViol, prob.PassPrimal
 	}
 
-	rows := d.Features
-	if p.bias() > 0 {
+	K := len(wt.labels)
+	rows := wt.d.Features
+	if wt.p.bias() > 0 {
 		rows++
 	}
-	m := &Model{SolverType: res.Solver, Labels: labels, NumFeature: d.Features, Bias: p.bias(), NrW: K,
+	m := &Model{SolverType: res.Solver, Labels: wt.labels, NumFeature: wt.d.Features, Bias: wt.p.bias(), NrW: K,
 		W: prob.W[: rows*K : rows*K]}
 	res.Iterations = r.Steps
 	res.Epochs = r.Epochs()
@@ -82,6 +109,5 @@ func trainWW(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mode
 	res.HitEpochCap = r.Capped() && !converged
 	res.NNZW = m.NNZ()
 	m.Partial = !res.Converged || res.Cancelled
-	res.Seconds = time.Since(start).Seconds()
-	return m, res, nil
+	return m
 }

@@ -1,0 +1,233 @@
+package acfcd
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	dataio "github.com/acfcd/acfcd/io"
+)
+
+// genSpec describes a generated sparse classification problem.
+type genSpec struct {
+	seed    uint64
+	rows    int
+	feats   int
+	density float64   // expected fraction of non-zeros per row
+	labels  []float64 // class labels; which one is met first is random
+	noise   float64   // probability of a random label
+	scale   float64   // feature scale (default 1)
+	empty   int       // rows forced to have no features
+}
+
+// genData draws rows with random sparse features and labels from random
+// linear scores (argmax over classes), then flips a fraction to noise.
+func genData(s genSpec) *dataio.Dataset {
+	r := rand.New(rand.NewPCG(s.seed, 77))
+	k := len(s.labels)
+	if s.scale == 0 {
+		s.scale = 1
+	}
+	truth := make([][]float64, k)
+	for c := range truth {
+		truth[c] = make([]float64, s.feats)
+		for j := range truth[c] {
+			truth[c][j] = r.NormFloat64()
+		}
+	}
+	d := &dataio.Dataset{Rows: s.rows, Features: s.feats, RowPtr: make([]int64, 1, s.rows+1)}
+	for i := 0; i < s.rows; i++ {
+		score := make([]float64, k)
+		if i >= s.empty {
+			for j := 0; j < s.feats; j++ {
+				if r.Float64() >= s.density {
+					continue
+				}
+				v := s.scale * (r.Float64()*2 - 1)
+				if v == 0 {
+					continue
+				}
+				d.Index = append(d.Index, int32(j))
+				d.Value = append(d.Value, v)
+				for c := range score {
+					score[c] += v * truth[c][j]
+				}
+			}
+		}
+		best := 0
+		for c := range score {
+			if score[c] > score[best] {
+				best = c
+			}
+		}
+		if r.Float64() < s.noise {
+			best = r.IntN(k)
+		}
+		d.Label = append(d.Label, s.labels[best])
+		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
+	}
+	if d.Value == nil {
+		d.Value = []float64{}
+	}
+	return d
+}
+
+// duals are the final dual variables of one subproblem (slices copied).
+type duals struct {
+	class         int
+	alpha, alphaC []float64 // alphaC: C_i − α_i, logistic only
+	y             []int8
+	ub, diag      [2]float64 // indexed by (y+1)/2
+}
+
+// mustTrain trains d with p as Train does for -s 1, 3 and 7 (the same
+// subproblems, seeds and model; one class after another) and returns,
+// besides the model and result, each subproblem's final dual variables.
+// For other problems it calls Train and returns no duals.
+func mustTrain(t *testing.T, d *dataio.Dataset, p Params) (*Model, *Result, map[int]duals) {
+	t.Helper()
+	if !p.Problem.dual() {
+		m, res, err := Train(context.Background(), d, p)
+		if err != nil {
+			t.Fatalf("Train(%+v): %v", p, err)
+		}
+		return m, res, nil
+	}
+	if err := p.resolve(); err != nil {
+		t.Fatalf("Params %+v: %v", p, err)
+	}
+	dt, res, err := newDualTraining(context.Background(), d, p)
+	if err != nil {
+		t.Fatalf("Train(%+v): %v", p, err)
+	}
+	mdl, _ := dt.newModel(res)
+	got := map[int]duals{}
+	for k := range dt.subs {
+		dp, fin := dt.worker(nil, nil)
+		dt.solve(k, dp, fin)
+		dt.copyOut(mdl, k, dp.W)
+		got[k] = duals{class: k, alpha: append([]float64(nil), dp.Alpha...), alphaC: append([]float64(nil), dp.AlphaC...),
+			y: append([]int8(nil), dp.Y...), ub: dp.UB, diag: dp.Diag}
+	}
+	dt.total(res, mdl)
+	return mdl, res, got
+}
+
+// wColumn returns model weights of subproblem c (bias last when present).
+func wColumn(m *Model, c int) []float64 {
+	rows := len(m.W) / m.NrW
+	w := make([]float64, rows)
+	for j := range w {
+		w[j] = m.W[j*m.NrW+c]
+	}
+	return w
+}
+
+// independent is a from-scratch evaluation of one subproblem with plain
+// loops (no kernel package): w from α, the largest KKT violation and the
+// dual objective, both at the model's w.
+type independent struct {
+	wDiff     float64 // max |w_model − Σ α_i y_i x_i| / (1 + max |w|)
+	violation float64
+	dual      float64
+	primal    float64
+}
+
+func evalIndependent(d *dataio.Dataset, m *Model, c int, h duals, p Problem) independent {
+	w := wColumn(m, c)
+	nf := d.Features
+	bias := m.Bias
+	ref := make([]float64, len(w))
+	for i := 0; i < d.Rows; i++ {
+		coef := h.alpha[i] * float64(h.y[i])
+		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
+			ref[d.Index[k]] += coef * d.Value[k]
+		}
+		if bias >= 0 {
+			ref[nf] += coef * bias
+		}
+	}
+	var out independent
+	var wmax, ww float64
+	for j := range w {
+		out.wDiff = max(out.wDiff, math.Abs(w[j]-ref[j]))
+		wmax = max(wmax, math.Abs(w[j]))
+		ww += w[j] * w[j]
+	}
+	out.wDiff /= 1 + wmax
+	dual, loss := 0.5*ww, 0.0
+	for i := 0; i < d.Rows; i++ {
+		var wx float64
+		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
+			wx += d.Value[k] * w[d.Index[k]]
+		}
+		if bias >= 0 {
+			wx += bias * w[nf]
+		}
+		cls := (h.y[i] + 1) >> 1
+		mgn := float64(h.y[i]) * wx
+		a := h.alpha[i]
+		var v float64
+		switch p {
+		case LogisticDual:
+			C := h.ub[cls]
+			v = math.Abs(mgn + math.Log(a/h.alphaC[i]))
+			dual += a*math.Log(a) + h.alphaC[i]*math.Log(h.alphaC[i]) - C*math.Log(C)
+			loss += C * math.Log(1+math.Exp(-mgn))
+		default:
+			D := h.diag[cls]
+			G := mgn - 1 + a*D
+			switch {
+			case a == 0:
+				v = math.Max(0, -G)
+			case a == h.ub[cls]:
+				v = math.Max(0, G)
+			default:
+				v = math.Abs(G)
+			}
+			dual += 0.5*a*a*D - a
+			if hl := 1 - mgn; hl > 0 {
+				if p == HingeDual {
+					loss += h.ub[cls] * hl
+				} else {
+					loss += hl * hl / (2 * D)
+				}
+			}
+		}
+		out.violation = max(out.violation, v)
+	}
+	out.dual = dual
+	out.primal = 0.5*ww + loss
+	return out
+}
+
+func relDiff(a, b float64) float64 {
+	return math.Abs(a-b) / math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
+
+// float32Copies returns d with its values stored as float32, and d with
+// float64 values rounded to the same float32s (the exact problem d32 holds).
+func float32Copies(d *dataio.Dataset) (d32, rounded *dataio.Dataset) {
+	c32, cr := *d, *d
+	c32.Value, c32.Value32 = nil, make([]float32, len(d.Value))
+	cr.Value = make([]float64, len(d.Value))
+	for k, v := range d.Value {
+		c32.Value32[k] = float32(v)
+		cr.Value[k] = float64(float32(v))
+	}
+	return &c32, &cr
+}
+
+// handRows is a small problem with an unsorted row, a repeated index and an
+// empty row, as a Dataset built by hand may have; with f32 its values are
+// stored as float32.
+func handRows(f32 bool) *dataio.Dataset {
+	d := &dataio.Dataset{Rows: 4, Features: 5, RowPtr: []int64{0, 3, 5, 5, 9},
+		Index: []int32{3, 1, 4, 2, 2, 0, 4, 0, 1}, Value: []float64{1.5, -2, 0.5, 1, 3, 2, -1, 0.25, 1},
+		Label: []float64{1, -1, 1, -1}}
+	if f32 {
+		d, _ = float32Copies(d)
+	}
+	return d
+}
