@@ -4,9 +4,17 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	dataio "github.com/acfcd/acfcd/io"
+)
+
+// dualProblems are the problems trained by dual coordinate descent, and
+// dualSelections the selections they all take.
+var (
+	dualProblems   = []Problem{SquaredHingeDual, HingeDual, LogisticDual}
+	dualSelections = []Selection{Uniform, Shrink, ACF, ACFShrink}
 )
 
 // genSpec describes a generated sparse classification problem.
@@ -230,4 +238,31 @@ func handRows(f32 bool) *dataio.Dataset {
 		d, _ = float32Copies(d)
 	}
 	return d
+}
+
+// lowDim is the case the fallback exists for: many overlapping examples,
+// few features, large C (the dual is badly conditioned and stalls).
+func lowDim() *dataio.Dataset {
+	return genData(genSpec{seed: 21, rows: 4000, feats: 12, density: 0.7, labels: []float64{1, -1}, noise: 0.25, scale: 3})
+}
+
+// withProcs runs f at GOMAXPROCS n and restores the previous setting (so
+// tests that use it do not run in parallel).
+func withProcs(n int, f func()) {
+	old := runtime.GOMAXPROCS(n)
+	defer runtime.GOMAXPROCS(old)
+	f()
+}
+
+// sameBits reports whether a and b hold the same float64s, bit for bit.
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
