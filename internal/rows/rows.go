@@ -66,29 +66,6 @@ func (r *Rows) SqNorm(i int32) float64 {
 	return q + r.Bias*r.Bias
 }
 
-// Dot returns vᵀx_i, the bias feature included (v has NF+1 entries).
-func (r *Rows) Dot(i int32, v []float64) float64 {
-	a, b := r.RP[i], r.RP[i+1]
-	var s float64
-	if r.Val32 == nil {
-		s = kernel.Dot(r.Idx[a:b:b], r.Val[a:b:b], v)
-	} else {
-		s = kernel.Dot32(r.Idx[a:b:b], r.Val32[a:b:b], v)
-	}
-	return s + r.Bias*v[r.NF]
-}
-
-// Axpy does v += c·x_i, the bias feature included.
-func (r *Rows) Axpy(c float64, i int32, v []float64) {
-	a, b := r.RP[i], r.RP[i+1]
-	if r.Val32 == nil {
-		kernel.Axpy(c, r.Idx[a:b:b], r.Val[a:b:b], v)
-	} else {
-		kernel.Axpy32(c, r.Idx[a:b:b], r.Val32[a:b:b], v)
-	}
-	v[r.NF] += c * r.Bias
-}
-
 // Prefetch asks for row i's indices and values ahead of use: rows are
 // visited in random order, so without it every step starts with a cache
 // miss.

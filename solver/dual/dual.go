@@ -23,6 +23,7 @@ import (
 
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/internal/rows"
+	"github.com/acfcd/acfcd/kernel"
 	dataio "github.com/acfcd/acfcd/io"
 	solver "github.com/acfcd/acfcd/solver"
 )
@@ -170,15 +171,30 @@ func (p *Problem) Reset(pos, cp, cn float64) float64 {
 func (p *Problem) Len() int { return p.N }
 
 // DotRow returns vᵀx_i, the bias feature included, counting the non-zeros.
+// (It calls the kernel itself rather than through Rows: a call less in
+// every step.)
 func (p *Problem) DotRow(i int32, v []float64) float64 {
-	p.Ops += p.RP[i+1] - p.RP[i]
-	return p.Dot(i, v)
+	a, b := p.RP[i], p.RP[i+1]
+	p.Ops += b - a
+	var s float64
+	if p.Val32 == nil {
+		s = kernel.Dot(p.Idx[a:b:b], p.Val[a:b:b], v)
+	} else {
+		s = kernel.Dot32(p.Idx[a:b:b], p.Val32[a:b:b], v)
+	}
+	return s + p.Bias*v[p.NF]
 }
 
 // AxpyRow does v += c·x_i, the bias feature included, counting the non-zeros.
 func (p *Problem) AxpyRow(c float64, i int32, v []float64) {
-	p.Ops += p.RP[i+1] - p.RP[i]
-	p.Axpy(c, i, v)
+	a, b := p.RP[i], p.RP[i+1]
+	p.Ops += b - a
+	if p.Val32 == nil {
+		kernel.Axpy(c, p.Idx[a:b:b], p.Val[a:b:b], v)
+	} else {
+		kernel.Axpy32(c, p.Idx[a:b:b], p.Val32[a:b:b], v)
+	}
+	v[p.NF] += c * p.Bias
 }
 
 // Cost returns C_i (for -s 1 recovered from D_ii = 1/(2C_i): its dual has
@@ -200,15 +216,17 @@ func (p *Problem) Step(i, ahead int32, th solver.Thresholds) (pg, gain float64, 
 		viol, gain := p.lrStep(i, p.DotRow(i, p.W))
 		return viol, gain, false
 	}
-	G := p.svmGrad(i)
+	// G = ∂f/∂α_i = y_i wᵀx_i − 1 + D_ii α_i (written out: a call less).
+	c := (p.Y[i] + 1) >> 1
 	a := p.Alpha[i]
+	G := float64(p.Y[i])*p.DotRow(i, p.W) - 1 + a*p.Diag[c]
 	switch {
 	case a == 0:
 		if G > th.Max {
 			return 0, 0, true
 		}
 		pg = min(G, 0)
-	case a == p.UB[(p.Y[i]+1)>>1]:
+	case a == p.UB[c]:
 		if G < th.Min {
 			return 0, 0, true
 		}
@@ -264,12 +282,6 @@ func XLogX(x float64) float64 {
 		return 0
 	}
 	return x * math.Log(x)
-}
-
-// svmGrad returns G = ∂f/∂α_i = y_i wᵀx_i − 1 + D_ii α_i.
-func (p *Problem) svmGrad(i int32) float64 {
-	c := (p.Y[i] + 1) >> 1
-	return float64(p.Y[i])*p.DotRow(i, p.W) - 1 + p.Alpha[i]*p.Diag[c]
 }
 
 // PG is the projected gradient of the SVM duals for gradient G at i.

@@ -18,7 +18,8 @@ import (
 func (p *Problem) Pass(r *solver.Run, repair bool) bool {
 	viol, loss, ops, ok := solver.RowPass(p.tune, p.Pool, &p.chunks, p.N, p.RP[p.N],
 		func(bool) func(lo, hi int) solver.Chunk {
-			return func(lo, hi int) solver.Chunk { return p.scan(lo, hi, repair) }
+			h := *p // a goroutine's copy: scan counts into its Ops only
+			return func(lo, hi int) solver.Chunk { return h.scan(lo, hi, repair) }
 		},
 		func(first int, viol, loss *float64) {
 			for i := first; i < p.N; i++ {
@@ -51,19 +52,20 @@ func (p *Problem) Pass(r *solver.Run, repair bool) bool {
 	return ok
 }
 
-// scan evaluates examples [lo, hi) at the current point, changing nothing
-// (several goroutines run it at once). With repair it stops at the first
+// scan evaluates examples [lo, hi) at the current point, changing only
+// p.Ops (p is a goroutine's copy). With repair it stops at the first
 // example whose violation exceeds Eps and leaves it out.
 func (p *Problem) scan(lo, hi int, repair bool) solver.Chunk {
 	c := solver.Chunk{Stop: -1}
 	for i := lo; i < hi; i++ {
-		wx := p.Dot(int32(i), p.W)
+		ops := p.Ops
+		wx := p.DotRow(int32(i), p.W)
 		v, l, _ := p.eval(int32(i), wx)
 		if repair && v > p.Eps {
 			c.Stop = i
 			return c
 		}
-		c.Ops += p.RP[i+1] - p.RP[i]
+		c.Ops += p.Ops - ops
 		c.Viol = max(c.Viol, v)
 		c.Loss += l
 	}
