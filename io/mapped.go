@@ -18,8 +18,8 @@ import (
 // decodeCacheGuarded and cacheVerifier.runTasks for a cache.
 //
 // Training reads a cache's slices in place too (they point into the
-// mapping until Dataset.Close); solver.Train and the LASSO entry points
-// guard their goroutines the same way (solver/fault.go).
+// mapping until Dataset.Close); acfcd.Train and TrainPath
+// guard their goroutines the same way (internal/fault).
 
 // parseMapped parses libsvm text held in data, a mapping of the file name,
 // with memory faults in the mapping turned into an error naming the file.

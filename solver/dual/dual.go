@@ -23,8 +23,8 @@ import (
 
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/internal/rows"
-	"github.com/acfcd/acfcd/kernel"
 	dataio "github.com/acfcd/acfcd/io"
+	"github.com/acfcd/acfcd/kernel"
 	solver "github.com/acfcd/acfcd/solver"
 )
 
@@ -59,9 +59,9 @@ type Data struct {
 // or NaN and the model wrong.
 func NewData(d *dataio.Dataset, bias float64, t *solver.Tuning) (*Data, error) {
 	sh := &Data{Rows: rows.New(d, bias), Label: d.Label}
-	// Stored, Q_ii saves a pass over the row on small data (a9a: 14
-	// non-zeros a row, w in L1); beyond the bound the row just read is in
-	// cache and memory counts more.
+	// Stored, Q_ii saves a pass over the row on small data; beyond the
+	// bound the row just read is in cache and memory counts more
+	// (measurements: docs/tuning.md).
 	if sh.N <= t.XsqStoreMax {
 		sh.xsq = make([]float64, sh.N)
 		for i := range sh.xsq {

@@ -8,21 +8,16 @@ import (
 	"github.com/acfcd/acfcd/solver/dual"
 )
 
-// Identical rows with opposite labels (-s 3, and -s 1: see pushDupsL2).
+// Identical rows with opposite labels (-s 3, and -s 1: see pushL2).
 //
 // If x_p = x_m, y_p = +1 and y_m = −1, then z_p = −z_m, and moving α_p and
 // α_m up together leaves w = Zᵀα unchanged while f(α) = ½‖w‖² − Σα falls
 // by twice the move: a direction of zero curvature along which f is
 // linear. Dual CD follows it only by alternating single steps of about
-// 2/Q_ii each, so such a pair climbs to C in about C·Q_ii/2 steps: on
-// news20bin (10 groups, 23 rows of 15935 with raw counts: eight pairs, a
-// group of 3+1 rows and one of 2+1) this is the whole of the stall at
-// large C (without those rows acf+shrink converges after 19 epochs at
-// C = 100 and 1000; with them it takes 229 epochs at C = 100 and hits the
-// cap of 1000 at C = 1000). So after every batch the pairs are pushed up
-// to the first bound, exactly: f decreases, w stays. (For -s 1 each group
-// is solved as a whole, pushDupsL2: with it news20bin converges after 22
-// and 18 epochs, without a Newton switch.)
+// 2/Q_ii each, so such a pair climbs to C in about C·Q_ii/2 steps, at
+// large C the whole of a stall (news20 as 1–10 vs 11–20 has 23 such
+// rows: docs/tuning.md). So after every batch the pairs are pushed up to
+// the first bound, exactly: f decreases, w stays.
 
 // Dups are the groups of identical rows with more than one label, as a
 // flat list of rows with offsets.
@@ -166,9 +161,8 @@ func (dd *Dups) Push(dp *dual.Problem) float64 {
 // negatives M: f is D_p A²/(2|P|) − A + D_m B²/(2|M|) − B at equal α
 // within P and within M, minimised at
 // B = (2 − D_p s/|P|)/(D_p/|P| + D_m/|M|), kept at B ≥ max(0, −s).
-// (Pairing the k-th positive with the k-th negative instead left
-// news20bin's groups of 3+1 and 2+1 rows crawling: a violation of about 1
-// on 3187 active rows for 20 epochs at -c 100 until the Newton switch.)
+// (Pairing the k-th positive with the k-th negative instead leaves groups
+// of 3+1 rows crawling.)
 func (dd *Dups) pushL2(p *dual.Problem) float64 {
 	var gain float64
 	dp, dm := p.Diag[1], p.Diag[0]

@@ -33,8 +33,9 @@ import (
 // which moves w along with α.
 //
 // Most α end at a bound, and the method notices early: an α_i within
-// ipmSettleRel·C_i of a bound whose multiplier is at least ipmSettleMul
-// is set to that bound and leaves the working set (ipmSettle), so that
+// Tuning.IPMSettleRel·C_i of a bound whose multiplier is at least
+// Tuning.IPMSettleMul is set to that bound and leaves the working set
+// (ipmSettle), so that
 // the passes, which are most of the work, shrink as the method goes.
 // The passes run in fixed ranges of the working set on the spare
 // processors (ipmPartition).
@@ -43,11 +44,10 @@ import (
 // gap is small) rounds them: α_i → 0 when its multiplier s_i dominates,
 // α_i → C_i when t_i does. The first rounded point whose largest KKT
 // violation over the working set, measured from w = Σ α_i y_i x_i
-// summed afresh, is within eps ends the method. The contract is then the primal Newton fallback's
-// (newton.go): the full KKT pass certifies the rounded α (and dual CD
-// finishes if it is not within eps), and a point worse than the one at
-// the switch is rolled back. The iterations are counted as
-// Result.NewtonSteps.
+// summed afresh, is within eps ends the method. The contract is then that
+// of every finisher (package doc): the full KKT pass certifies the rounded
+// α (and dual CD finishes if it is not within eps), and a point worse
+// than the one at the switch is rolled back.
 
 // ipmStep is the fraction of the distance to the boundary a step takes
 // (Mehrotra's predictor-corrector).
@@ -534,9 +534,8 @@ func addOuterSortedOnes(h []float64, dim int, di float64, idx []int32) {
 // row-major h, for a row x with strictly increasing indices idx: row jp
 // of h gets the entries from jp on, a dense scatter. Four rows of h are
 // filled together, so that each index and value loaded serves four
-// updates (measured on w8a, 7·10⁶ updates: 8.4 ms against 16 ms one row
-// at a time); every entry of h still gets one term per example, so the
-// sums are the same.
+// updates (twice as fast as one row at a time: docs/tuning.md); every
+// entry of h still gets one term per example, so the sums are the same.
 func addOuterSorted[V floatV](h []float64, dim int, di float64, idx []int32, x []V) {
 	x = x[:len(idx)]
 	p := 0

@@ -38,8 +38,8 @@ type newton struct {
 	z, xs []float64 // per example: margins y_i wᵀx_i, and y_i sᵀx_i
 	dcoef []float64 // per example: Hessian weight D_i
 	g, s  []float64 // gradient, Newton direction
-	h     []float64 // dense Hessian, dim×dim, row-major (dim ≤ newtonDenseMax)
-	tr    *tron     // trust-region Newton-CG buffers (dim > newtonDenseMax, tron.go)
+	h     []float64 // dense Hessian, dim×dim, row-major (dim ≤ Tuning.NewtonDenseMax)
+	tr    *tron     // Newton-CG buffers (dim > Tuning.NewtonDenseMax, tron.go)
 
 	// the dual state at the switch, restored if Newton does not improve it
 	alpha, alphaC, w []float64

@@ -21,7 +21,7 @@ import (
 //	Objective value = X        (printf "%lf": six decimals)
 //
 // where X is the minimised dual in the same convention as
-// solver.Result.Objective: for -s 1/3 solve_l2r_l1l2_svc prints v/2 with
+// acfcd.Result.Objective: for -s 1/3 solve_l2r_l1l2_svc prints v/2 with
 // v = ‖w‖² + Σ α_i(α_i·D_ii − 2), i.e. ½αᵀ(Q+D)α − Σα; for -s 7
 // solve_l2r_lr_dual prints ½‖w‖² + Σ[α log α + (C−α) log(C−α) − C log C].
 // Both are ≤ 0 and minus the dual function, so primal + X = duality gap.
