@@ -62,20 +62,21 @@ const (
 	WestonWatkins
 )
 
-// problemTypes maps each Problem to its solver type in model's table.
-var problemTypes = [...]string{
-	SquaredHingeDual: "L2R_L2LOSS_SVC_DUAL",
-	HingeDual:        "L2R_L1LOSS_SVC_DUAL",
-	LogisticDual:     "L2R_LR_DUAL",
-	Lasso:            "LASSO",
-	WestonWatkins:    "MCSVM_WW",
+// problemFlags are the problems' -s values, their keys in model's table
+// of solver types (which has their names).
+var problemFlags = [...]string{
+	SquaredHingeDual: "1",
+	HingeDual:        "3",
+	LogisticDual:     "7",
+	Lasso:            "lasso",
+	WestonWatkins:    "ww",
 }
 
 func (p Problem) solverType() (model.SolverType, bool) {
-	if int(p) >= len(problemTypes) {
+	if int(p) >= len(problemFlags) {
 		return model.SolverType{}, false
 	}
-	return model.LookupSolverType(problemTypes[p])
+	return model.SolverTypeByFlag(problemFlags[p])
 }
 
 // String returns the problem's solver_type name, e.g. "L2R_L2LOSS_SVC_DUAL".
@@ -97,7 +98,7 @@ func (p Problem) Flag() string {
 // ParseProblem returns the problem named s: a value of -s ("1", "3", "7",
 // "lasso", "ww") or a solver_type name ("L2R_LR_DUAL").
 func ParseProblem(s string) (Problem, error) {
-	for p := range Problem(len(problemTypes)) {
+	for p := range Problem(len(problemFlags)) {
 		st, _ := p.solverType()
 		if s == st.Flag || s == st.Name {
 			return p, nil
