@@ -1,0 +1,344 @@
+package lasso
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	dataio "github.com/acfcd/acfcd/io"
+	solver "github.com/acfcd/acfcd/solver"
+)
+
+// regression draws ℓ rows with about density·feats entries each (values
+// N(shift, 1)) and labels offset + Xw + N(0, noise²), w with k non-zeros.
+func regression(seed uint64, rows, feats, k int, density, noise, offset, shift float64) *dataio.Dataset {
+	r := rand.New(rand.NewPCG(seed, 3))
+	w := make([]float64, feats)
+	for _, j := range r.Perm(feats)[:k] {
+		w[j] = 2 * r.NormFloat64()
+	}
+	d := &dataio.Dataset{Rows: rows, Features: feats, RowPtr: []int64{0}, Value: []float64{}}
+	for range rows {
+		y := offset + noise*r.NormFloat64()
+		for j := range int32(feats) {
+			if r.Float64() < density {
+				v := shift + r.NormFloat64()
+				d.Index, d.Value = append(d.Index, j), append(d.Value, v)
+				y += v * w[j]
+			}
+		}
+		d.Label = append(d.Label, y)
+		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
+	}
+	return d
+}
+
+// centred is the problem in exact arithmetic: the dense columns and
+// labels, centred (exactly) with an intercept.
+type centred struct {
+	x  [][]*big.Float // x[j][i]
+	y  []*big.Float
+	nf int
+}
+
+const prec = 500
+
+func bf(v float64) *big.Float { return new(big.Float).SetPrec(prec).SetFloat64(v) }
+
+func newCentred(d *dataio.Dataset, intercept bool) *centred {
+	c := &centred{nf: d.Features, x: make([][]*big.Float, d.Features), y: make([]*big.Float, d.Rows)}
+	for j := range c.x {
+		c.x[j] = make([]*big.Float, d.Rows)
+		for i := range c.x[j] {
+			c.x[j][i] = bf(0)
+		}
+	}
+	for i := range d.Rows {
+		c.y[i] = bf(d.Label[i])
+		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
+			c.x[d.Index[k]][i].Add(c.x[d.Index[k]][i], bf(d.Value[k]))
+		}
+	}
+	if intercept {
+		centre := func(v []*big.Float) {
+			m := bf(0)
+			for _, e := range v {
+				m.Add(m, e)
+			}
+			m.Quo(m, bf(float64(len(v))))
+			for _, e := range v {
+				e.Sub(e, m)
+			}
+		}
+		centre(c.y)
+		for _, col := range c.x {
+			centre(col)
+		}
+	}
+	return c
+}
+
+// residual is y_c − X_c w.
+func (c *centred) residual(w []float64) []*big.Float {
+	r := make([]*big.Float, len(c.y))
+	t := bf(0)
+	for i := range r {
+		r[i] = new(big.Float).Copy(c.y[i])
+		for j, v := range w {
+			if v != 0 {
+				r[i].Sub(r[i], t.Mul(c.x[j][i], bf(v)))
+			}
+		}
+	}
+	return r
+}
+
+// objective is F(w) = ½‖y_c − X_c w‖² + λ‖w‖₁.
+func (c *centred) objective(w []float64, lam float64) *big.Float {
+	f := bf(0)
+	t := bf(0)
+	for _, v := range c.residual(w) {
+		f.Add(f, t.Mul(v, v))
+	}
+	f.Quo(f, bf(2))
+	for _, v := range w {
+		f.Add(f, t.Mul(bf(lam), bf(math.Abs(v))))
+	}
+	return f
+}
+
+// rho is x_cjᵀr for every feature j.
+func (c *centred) rho(r []*big.Float) []float64 {
+	out := make([]float64, c.nf)
+	t := bf(0)
+	for j, col := range c.x {
+		s := bf(0)
+		for i, v := range col {
+			s.Add(s, t.Mul(v, r[i]))
+		}
+		out[j], _ = s.Float64()
+	}
+	return out
+}
+
+// kktViolation is the subgradient condition's violation from scratch.
+func kktViolation(w, rho, lam float64) float64 {
+	g := -rho // ∂/∂w_j of the smooth part
+	switch {
+	case w > 0:
+		return math.Abs(g + lam)
+	case w < 0:
+		return math.Abs(g - lam)
+	}
+	return max(0, math.Abs(g)-lam)
+}
+
+// randomPoint sets a third of the weights to 0 and the others at random.
+func randomPoint(s *Problem, r *rand.Rand) {
+	for _, j := range s.cols {
+		s.w[j] = 0
+		if r.IntN(3) != 0 {
+			s.w[j] = r.NormFloat64() * 0.5
+		}
+	}
+	s.resetResidual()
+}
+
+// The gain of every step is the exact objective decrease, recomputed
+// from scratch in exact arithmetic, for all kinds of steps: to zero,
+// across zero, within a sign, and from zero; the violation it reports is
+// the subgradient condition's at the point before the step.
+func TestLassoExactGain(t *testing.T) {
+	tune := solver.DefaultTuning()
+	for _, icpt := range []bool{false, true} {
+		d := regression(21, 30, 12, 4, 0.4, 0.5, 2, 0.7)
+		pr, err := NewData(d, icpt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := newCentred(d, icpt)
+		s := New(pr, &tune)
+		s.SetLambda(0.3*pr.LambdaMax(), 0, 0)
+		r := rand.New(rand.NewPCG(1, 1))
+		kinds := map[string]int{}
+		for trial := 0; trial < 400; trial++ {
+			randomPoint(s, r)
+			j := s.cols[r.IntN(len(s.cols))]
+			w0 := s.w[j]
+			before := ex.objective(s.w, s.lam)
+			rhoWant := ex.rho(ex.residual(s.w))[j]
+			rho, viol, gain := s.step(j)
+			w1 := s.w[j]
+			after := ex.objective(s.w, s.lam)
+			diff, _ := new(big.Float).Sub(before, after).Float64()
+			kind := "none"
+			switch {
+			case w0 == w1:
+			case w1 == 0:
+				kind = "to zero"
+			case w0 == 0:
+				kind = "from zero"
+			case (w0 > 0) != (w1 > 0):
+				kind = "crossing"
+			default:
+				kind = "same sign"
+			}
+			kinds[kind]++
+			if gain < 0 || math.Abs(gain-diff) > 1e-10*math.Abs(diff)+1e-14 {
+				t.Errorf("intercept=%v %s step w %g → %g: gain %.17g, exact decrease %.17g", icpt, kind, w0, w1, gain, diff)
+			}
+			if kind == "none" && gain != 0 {
+				t.Errorf("null step with gain %g", gain)
+			}
+			scale := 1e-12 * (1 + math.Abs(rhoWant))
+			if math.Abs(rho-rhoWant) > scale || math.Abs(viol-kktViolation(w0, rhoWant, s.lam)) > scale {
+				t.Errorf("intercept=%v %s step on %d at w %g: ρ %.17g violation %.17g, exact ρ %.17g violation %.17g",
+					icpt, kind, j, w0, rho, viol, rhoWant, kktViolation(w0, rhoWant, s.lam))
+			}
+		}
+		for _, k := range []string{"to zero", "from zero", "crossing", "same sign"} {
+			if kinds[k] == 0 {
+				t.Errorf("intercept=%v: no %q step among %v", icpt, k, kinds)
+			}
+		}
+	}
+}
+
+// A full pass at a random point measures the objective, the largest
+// violation and the duality gap of the scaled residual θ = r·min(1,
+// λ/‖X_cᵀr‖_∞), D(θ) = θᵀy_c − ½‖θ‖², all recomputed from scratch. Without
+// repair it takes no step; with repair it steps once on every coordinate
+// above eps, and only then.
+func TestLassoPass(t *testing.T) {
+	tune := solver.DefaultTuning()
+	r := rand.New(rand.NewPCG(2, 2))
+	for _, icpt := range []bool{false, true} {
+		d := regression(22, 25, 15, 5, 0.3, 0.3, 1, 0.4)
+		pr, err := NewData(d, icpt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := newCentred(d, icpt)
+		s := New(pr, &tune)
+		scaled, repairs := 0, 0
+		for trial := 0; trial < 20; trial++ {
+			lam := pr.LambdaMax() * [...]float64{0.9, 0.3, 0.01, 1.2}[trial%4]
+			s.SetLambda(lam, 0, 0)
+			randomPoint(s, r)
+			if trial%4 == 3 {
+				clear(s.w) // w = 0 at λ > λ_max: the optimum, gap 0
+				s.resetResidual()
+			}
+			w := append([]float64(nil), s.w...)
+			res := ex.residual(w)
+			rho := ex.rho(res)
+			var viol, maxRho float64
+			var above []float64 // the violations, to choose eps
+			for _, j := range s.cols {
+				v := kktViolation(w[j], rho[j], lam)
+				viol = max(viol, v)
+				maxRho = max(maxRho, math.Abs(rho[j]))
+				above = append(above, v)
+			}
+			obj := ex.objective(w, lam)
+			// D(θ) = sc·rᵀy_c − ½sc²‖r‖²
+			sc := 1.0
+			if maxRho > lam {
+				sc = lam / maxRho
+				scaled++
+			}
+			ry, rr, tmp := bf(0), bf(0), bf(0)
+			for i, v := range res {
+				ry.Add(ry, tmp.Mul(v, ex.y[i]))
+				rr.Add(rr, tmp.Mul(v, v))
+			}
+			dual := new(big.Float).Mul(bf(sc), ry)
+			dual.Sub(dual, rr.Mul(rr, bf(0.5*sc*sc)))
+			gapWant, _ := new(big.Float).Sub(obj, dual).Float64()
+			objWant, _ := obj.Float64()
+
+			run := solver.NewRun(s, solver.Config{Selection: solver.Cyclic, MaxEpochs: 1})
+			met := s.Pass(run, false)
+			if !s.Snap || run.Steps != 0 || met != (viol <= s.eps) {
+				t.Errorf("trial %d: measuring pass: snap %v steps %d met %v (violation %g, eps %g)", trial, s.Snap, run.Steps, met, viol, s.eps)
+			}
+			for j := range w {
+				if s.w[j] != w[j] {
+					t.Fatalf("trial %d: measuring pass moved w[%d] %g → %g", trial, j, w[j], s.w[j])
+				}
+			}
+			if math.Abs(s.PassObj-objWant) > 1e-12*objWant || run.Obj != s.PassObj {
+				t.Errorf("trial %d: objective %.17g (run %.17g), exact %.17g", trial, s.PassObj, run.Obj, objWant)
+			}
+			if math.Abs(s.PassViol-viol) > 1e-12*(1+lam) {
+				t.Errorf("trial %d: violation %.17g, exact %.17g", trial, s.PassViol, viol)
+			}
+			if s.PassGap < 0 || math.Abs(s.PassGap-max(gapWant, 0)) > 1e-10*objWant {
+				t.Errorf("trial %d: gap %.17g, exact %.17g (F %.17g)", trial, s.PassGap, gapWant, objWant)
+			}
+
+			// With repair at an eps some coordinates exceed: one step on each.
+			if viol == 0 {
+				continue
+			}
+			eps := viol / 2
+			want := 0
+			for _, v := range above {
+				if v > eps {
+					want++
+				}
+			}
+			s.eps = eps
+			run = solver.NewRun(s, solver.Config{Selection: solver.Cyclic, MaxEpochs: 1})
+			run.Obj = objWant
+			repairs += want
+			if s.Pass(run, true) || run.Steps != int64(want) {
+				t.Errorf("trial %d: repairing pass at eps %g took %d steps, want %d (violations %v)", trial, eps, run.Steps, want, above)
+			}
+			if got, _ := ex.objective(s.w, lam).Float64(); math.Abs(run.Obj-got) > 1e-10*objWant {
+				t.Errorf("trial %d: objective after the repairs %.17g, exact %.17g", trial, run.Obj, got)
+			}
+		}
+		if scaled == 0 || repairs == 0 {
+			t.Errorf("intercept=%v: %d points with a scaled dual, %d repairs: the cases are not covered", icpt, scaled, repairs)
+		}
+	}
+}
+
+// BenchmarkLassoEpoch times one epoch (a sweep for cyclic and uniform, n
+// steps for acf) from a state five epochs into the optimisation, with
+// allocations (there must be none).
+func BenchmarkLassoEpoch(b *testing.B) {
+	d := regression(42, 5000, 20000, 200, 0.002, 0.5, 1, 0)
+	pr, err := NewData(d, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tune := solver.DefaultTuning()
+	for _, sel := range []solver.Selection{solver.Cyclic, solver.Uniform, solver.ACF} {
+		b.Run("select="+sel.String(), func(b *testing.B) {
+			s := New(pr, &tune)
+			s.SetLambda(0.05*pr.LambdaMax(), 1e-300, 0)
+			const warm = 5
+			var r *solver.Run
+			var steps0, ops0 int64
+			r = solver.NewRun(s, solver.Config{Selection: sel, Seed: 1, Eps: 1e-300, MaxEpochs: warm + b.N, Work: pr.Work(), Tuning: &tune,
+				Progress: func(epoch int, _, _ float64) {
+					if epoch == warm {
+						steps0, ops0 = r.Steps, s.Ops
+						b.ReportAllocs()
+						b.ResetTimer()
+					}
+				}})
+			r.Obj = s.Objective()
+			if r.Solve(1) || !r.Capped() {
+				b.Fatal("not stopped by the cap")
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(r.Steps-steps0), "ns/step")
+			b.ReportMetric(float64(r.Steps-steps0)/float64(b.N), "steps/op")
+			b.ReportMetric(float64(s.Ops-ops0)/float64(b.N), "nnz/op")
+		})
+	}
+}
