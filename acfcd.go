@@ -271,7 +271,8 @@ type Result struct {
 	// most Eps/2 when converged, so that PGmax − PGmin ≤ Eps as in
 	// liblinear's criterion; -s 7: |∂f/∂α_i|, at most Eps). A cancelled run
 	// skips that pass to stop at once: Violation is then the largest seen
-	// in the last sweep, and Primal and Gap are NaN.
+	// in the last sweep, and Gap is NaN, and so is Primal but for the
+	// LASSO (whose objective is its primal, computed without the pass).
 	Violation float64
 	NNZW      int // non-zero weights in the model (bias included)
 	// NewtonSteps are the steps of the finishers (primal Newton steps,
