@@ -1,0 +1,86 @@
+package solver
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestDefaultTuning: the defaults are the documented values
+// (docs/tuning.md); a change to one, or a new constant, must change this
+// table too.
+func TestDefaultTuning(t *testing.T) {
+	want := map[string]any{
+		"PrefetchAhead":    2,
+		"PollWork":         int64(1 << 20),
+		"SweepStreamMin":   1 << 22,
+		"SweepChunk":       1 << 21,
+		"EarlyCheck":       10.0,
+		"PartialUnshrinks": 3,
+		"KKTChunkRows":     1024,
+		"KKTParallelNNZ":   int64(1 << 16),
+
+		"XsqStoreMax": 1 << 22,
+		"PushDups":    true,
+		"DupsMaxRows": 1 << 22,
+
+		"DualStepOps":      int64(8),
+		"SwitchOps":        int64(0),
+		"NewtonDenseMax":   4096,
+		"NewtonGuessIters": int64(10),
+		"NewtonOpsSVM":     0.4,
+		"NewtonOpsLR":      0.25,
+		"NewtonMaxIter":    100,
+
+		"TronSwitchPasses": int64(100),
+		"TronNearViol":     4.0,
+		"TronDeferPasses":  int64(20),
+		"TronGapRel":       1e-3,
+		"TronBudgetPasses": int64(50),
+		"TronMaxRounds":    8,
+		"TronMaxIter":      200,
+
+		"IPMGuessIters":  int64(10),
+		"IPMOpsRatio":    0.15,
+		"IPMMaxRounds":   2,
+		"IPMNearGap":     1e-4,
+		"IPMMaxDefer":    4,
+		"IPMProbeAt":     0.5,
+		"IPMFarViol":     10.0,
+		"IPMFarGap":      0.1,
+		"IPMSettleRel":   1e-4,
+		"IPMSettleMul":   0.1,
+		"IPMMaxIter":     80,
+		"IPMRoundRel":    1e-3,
+		"IPMStopRel":     1e-4,
+		"IPMTheta":       0.3,
+		"IPMKappa":       10.0,
+		"IPMParallelNNZ": int64(1 << 16),
+		"IPMMaxParts":    4,
+		"IPMPartsMem":    32 << 20,
+		"BinaryRows":     true,
+
+		"LassoGapMaxWait": 8,
+	}
+	d := reflect.ValueOf(DefaultTuning())
+	for i := range d.NumField() {
+		name := d.Type().Field(i).Name
+		w, ok := want[name]
+		if !ok {
+			t.Errorf("Tuning.%s = %v has no documented default in this table", name, d.Field(i))
+			continue
+		}
+		if got := d.Field(i).Interface(); got != w {
+			t.Errorf("Tuning.%s = %v (%T), want %v (%T)", name, got, got, w, w)
+		}
+		delete(want, name)
+	}
+	for name := range want {
+		t.Errorf("the table has %s, Tuning has not", name)
+	}
+
+	// A Run without Tuning runs with the defaults.
+	r := NewRun(fixedScript(3), Config{Selection: Cyclic})
+	if *r.Tuning() != DefaultTuning() {
+		t.Errorf("NewRun without Tuning: %+v", *r.Tuning())
+	}
+}
