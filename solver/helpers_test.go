@@ -221,36 +221,6 @@ func (q *quad) violation() float64 {
 	return v
 }
 
-// newQuad returns a random quad of n coordinates at x = 0: Q = D + couple·S
-// with S symmetric, zero diagonal and entries in [−1, 1], D making Q
-// diagonally dominant; b normal; u = 1, 2 or +Inf. Strong coupling makes
-// coordinates stuck at a bound come loose as the others move (shrunk ones
-// that violate again).
-func newQuad(seed uint64, n int, couple, eps float64) *quad {
-	rng := rand.New(rand.NewPCG(seed, 17))
-	q := &quad{n: n, q: make([]float64, n*n), b: make([]float64, n), u: make([]float64, n),
-		x: make([]float64, n), g: make([]float64, n), eps: eps}
-	for i := range n {
-		for j := range i {
-			if rng.IntN(3) == 0 {
-				v := couple * (2*rng.Float64() - 1)
-				q.q[i*n+j], q.q[j*n+i] = v, v
-			}
-		}
-	}
-	for i := range n {
-		var s float64
-		for j := range n {
-			s += math.Abs(q.q[i*n+j])
-		}
-		q.q[i*n+i] = s + 0.1 + rng.Float64()
-		q.b[i] = 2 * rng.NormFloat64()
-		q.g[i] = -q.b[i]
-		q.u[i] = [...]float64{1, 2, math.Inf(1)}[rng.IntN(3)]
-	}
-	return q
-}
-
 // newSeparable returns the separable quad Σ ½a_i x_i² − b_i x_i with
 // a_i ∈ {1, 2, 4}, b_i ∈ {−3, …, 6} and u_i ∈ {1, 2, +Inf}: every step,
 // gain and objective is a dyadic rational computed exactly, and the
