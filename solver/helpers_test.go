@@ -633,7 +633,7 @@ func (m *model) batch(s *msel) (float64, bool) {
 			} else {
 				pgMax, pgMin = max(pgMax, e.pg), min(pgMin, e.pg)
 			}
-			if m.afterStep(max(pgMax, -pgMin)) {
+			if m.afterStep(max(pgMax, -pgMin, 0)) {
 				stop = true
 				break
 			}
@@ -736,7 +736,7 @@ func (m *model) walk(s *msel, b []int32, pgMax, pgMin *float64) bool {
 				m.prefs.Observe(int(i), e.gain)
 			}
 		}
-		if m.afterStep(max(*pgMax, -*pgMin)) {
+		if m.afterStep(max(*pgMax, -*pgMin, 0)) {
 			return true
 		}
 	}

@@ -266,7 +266,7 @@ func (s *selection) steps(r *Run, b []int32, pgMaxP, pgMinP *float64) bool {
 		default:
 			shrunk[i>>6] |= 1 << (i & 63)
 		}
-		if r.Steps >= r.slowAt && r.slow(max(pgMax, -pgMin)) {
+		if r.Steps >= r.slowAt && r.slow(max(pgMax, -pgMin, 0)) {
 			stop = true
 			break
 		}

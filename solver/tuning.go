@@ -22,9 +22,9 @@ type Tuning struct {
 	// full KKT pass the first time a sweep's violation is within
 	// EarlyCheck·eps.
 	EarlyCheck float64
-	// PartialUnshrinks: acf+shrink brings back all shrunk coordinates
-	// after this many failed full passes in a row (before that, only the
-	// violators the pass found).
+	// PartialUnshrinks: the first PartialUnshrinks failed full passes
+	// in a row bring back only the shrunk violators they repaired; the
+	// next brings back all shrunk coordinates (acf+shrink).
 	PartialUnshrinks int
 	// KKTChunkRows is the number of rows in a chunk of a full KKT pass;
 	// it, never GOMAXPROCS, fixes how the pass's sums are formed.

@@ -1,5 +1,0 @@
-//go:build !unix
-
-package dataio
-
-func cpuTime() float64 { return 0 }
