@@ -95,8 +95,15 @@ type duals struct {
 // For other problems it calls Train and returns no duals.
 func mustTrain(t *testing.T, d *dataio.Dataset, p Params) (*Model, *Result, map[int]duals) {
 	t.Helper()
+	return mustTrainCtx(t, context.Background(), d, p)
+}
+
+// mustTrainCtx is mustTrain under ctx: a cancelled dual run returns its
+// partial model and duals (Result.Cancelled set) without an error.
+func mustTrainCtx(t *testing.T, ctx context.Context, d *dataio.Dataset, p Params) (*Model, *Result, map[int]duals) {
+	t.Helper()
 	if !p.Problem.dual() {
-		m, res, err := Train(context.Background(), d, p)
+		m, res, err := Train(ctx, d, p)
 		if err != nil {
 			t.Fatalf("Train(%+v): %v", p, err)
 		}
@@ -105,7 +112,7 @@ func mustTrain(t *testing.T, d *dataio.Dataset, p Params) (*Model, *Result, map[
 	if err := p.resolve(); err != nil {
 		t.Fatalf("Params %+v: %v", p, err)
 	}
-	dt, res, err := newDualTraining(context.Background(), d, p)
+	dt, res, err := newDualTraining(ctx, d, p)
 	if err != nil {
 		t.Fatalf("Train(%+v): %v", p, err)
 	}
@@ -265,4 +272,19 @@ func sameBits(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// forcedSwitch returns the default tuning with the switch to a finisher
+// due once the dual has spent ops, and without the refinements of the
+// switch rule (the -s 3 probe and deferral, the Newton-CG deferral, a
+// second interior-point round), so that every run with a finisher
+// switches at the same point.
+func forcedSwitch(ops int64) *Tuning {
+	t := DefaultTuning()
+	t.SwitchOps = ops
+	t.IPMProbeAt = math.Inf(1)
+	t.TronDeferPasses = 0
+	t.IPMMaxDefer = 0
+	t.IPMMaxRounds = 1
+	return &t
 }

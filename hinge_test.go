@@ -1,0 +1,361 @@
+package acfcd
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/acfcd/acfcd/internal/procs"
+	"github.com/acfcd/acfcd/internal/synth"
+	dataio "github.com/acfcd/acfcd/io"
+)
+
+// TestHingeFinisher: on a low-dimensional problem at large C the dual of
+// -s 3 hands over to the interior-point finisher, and the answer is still
+// certified by the dual: w = Σ α_i y_i x_i, the largest KKT violation
+// ≤ eps recomputed independently, and a duality gap that certifies the
+// optimum itself.
+func TestHingeFinisher(t *testing.T) {
+	d := lowDim()
+	for _, sel := range dualSelections {
+		t.Run(sel.String(), func(t *testing.T) {
+			const eps = 1e-3
+			p := Params{Problem: HingeDual, C: 1000, Eps: eps, Bias: 1, Weights: map[float64]float64{-1: 2}, Select: sel, Seed: 5}
+			m, res, duals := mustTrain(t, d, p)
+			if !res.Converged || m.Partial {
+				t.Fatalf("not converged: %+v", res)
+			}
+			if res.NewtonSteps == 0 {
+				t.Fatalf("the finisher did not run: %+v", res)
+			}
+			checkHinge(t, d, m, duals[0], res, eps)
+			t.Logf("%d epochs + %d interior-point iterations, %d ops", res.Epochs, res.NewtonSteps, res.Operations)
+		})
+	}
+}
+
+// checkHinge checks a converged -s 3 result independently.
+func checkHinge(t *testing.T, d *dataio.Dataset, m *Model, h duals, res *Result, eps float64) independent {
+	t.Helper()
+	ind := evalIndependent(d, m, 0, h, HingeDual)
+	if ind.wDiff > 1e-10 {
+		t.Errorf("w differs from Σ α y x by %g", ind.wDiff)
+	}
+	if ind.violation > eps*(1+1e-9) {
+		t.Errorf("independent max violation %g > eps %g", ind.violation, eps)
+	}
+	if relDiff(ind.dual, res.Objective) > 1e-9 || relDiff(ind.primal, res.Primal) > 1e-9 {
+		t.Errorf("reported dual %v primal %v, independent %v %v", res.Objective, res.Primal, ind.dual, ind.primal)
+	}
+	checkBox(t, h)
+	return ind
+}
+
+// checkBox checks that every α of a -s 3 subproblem is within [0, C_i].
+func checkBox(t *testing.T, h duals) {
+	t.Helper()
+	for i, a := range h.alpha {
+		if c := h.ub[(h.y[i]+1)>>1]; !(a >= 0 && a <= c) {
+			t.Fatalf("α[%d] = %v outside [0, %v]", i, a, c)
+		}
+	}
+}
+
+// hingeCases are small problems for the finisher: generated ones, and
+// degenerate ones made by hand.
+func hingeCases() map[string]*dataio.Dataset {
+	cases := map[string]*dataio.Dataset{
+		"gen":   genData(genSpec{seed: 3, rows: 300, feats: 6, density: 0.8, labels: []float64{1, -1}, noise: 0.2, scale: 2}),
+		"empty": genData(genSpec{seed: 4, rows: 200, feats: 5, density: 0.6, labels: []float64{1, -1}, noise: 0.3, empty: 7}),
+		"text":  synth.Text(synth.TextConfig{Rows: 400, Features: 30, MeanNNZ: 6, Informative: 10, Noise: 0.1, Seed: 8}),
+	}
+	// Every row three times, and a quarter of them once more with the
+	// other label: copies with one label share a margin, and copies with
+	// both labels cannot both have margin 1.
+	base := genData(genSpec{seed: 6, rows: 80, feats: 4, density: 0.9, labels: []float64{1, -1}, noise: 0.1})
+	dup := &dataio.Dataset{Features: base.Features, RowPtr: []int64{0}, Value: []float64{}}
+	for rep := 0; rep < 4; rep++ {
+		for i := 0; i < base.Rows; i++ {
+			y := base.Label[i]
+			if rep == 3 {
+				if i%4 != 0 {
+					continue
+				}
+				y = -y
+			}
+			a, b := base.RowPtr[i], base.RowPtr[i+1]
+			dup.Index = append(dup.Index, base.Index[a:b]...)
+			dup.Value = append(dup.Value, base.Value[a:b]...)
+			dup.Label = append(dup.Label, y)
+			dup.RowPtr = append(dup.RowPtr, int64(len(dup.Index)))
+			dup.Rows++
+		}
+	}
+	cases["dup"] = dup
+	// One point, many copies with both labels: every α is at its bound C
+	// at the optimum (w = 0 would need margins of 1 for both labels).
+	same := &dataio.Dataset{Features: 2, RowPtr: []int64{0}}
+	for i := 0; i < 60; i++ {
+		same.Index = append(same.Index, 0, 1)
+		same.Value = append(same.Value, 0.5, -0.25)
+		same.Label = append(same.Label, float64(1-2*(i%3%2)))
+		same.RowPtr = append(same.RowPtr, int64(len(same.Index)))
+		same.Rows++
+	}
+	cases["same"] = same
+	return cases
+}
+
+// TestHingeFinisherMatchesDual: with the finisher forced right after the
+// first epoch, every case ends at the pure dual's optimum (both run to a
+// tight eps), with α in the box and the violation, recomputed
+// independently, within eps.
+func TestHingeFinisherMatchesDual(t *testing.T) {
+	for name, d := range hingeCases() {
+		for _, c := range []float64{0.01, 1, 100} {
+			for _, bias := range []float64{-1, 1} {
+				t.Run(fmt.Sprintf("%s/C=%g/B=%g", name, c, bias), func(t *testing.T) {
+					const eps = 1e-7
+					p := Params{Problem: HingeDual, C: c, Eps: eps, Bias: bias, Seed: 2, MaxEpochs: 1000000, NoFallback: true}
+					_, ref, _ := mustTrain(t, d, p)
+					if !ref.Converged {
+						t.Fatalf("pure dual did not converge: %+v", ref)
+					}
+					p.NoFallback = false
+					p.Tuning = forcedSwitch(1)
+					m, res, duals := mustTrain(t, d, p)
+					// At small C the warm start, rounded at once, may
+					// already be within eps: no iteration then.
+					if !res.Converged || res.NewtonSteps == 0 && c >= 100 {
+						t.Fatalf("finisher run: %+v", res)
+					}
+					ind := checkHinge(t, d, m, duals[0], res, eps)
+					if rd := math.Abs(ind.dual-ref.Objective) / math.Max(1e-300, math.Abs(ref.Objective)); rd > 1e-9 {
+						t.Errorf("dual objective %.15g, pure dual %.15g (relative %.2g)", ind.dual, ref.Objective, rd)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestHingeOff: no finisher when turned off (for large d there is none:
+// TestTronOff, and solver/finish's TestEstimate).
+func TestHingeOff(t *testing.T) {
+	d := lowDim()
+	p := Params{Problem: HingeDual, C: 1000, Eps: 1e-3, Bias: 1, MaxEpochs: 50, NoFallback: true}
+	if _, res, _ := mustTrain(t, d, p); res.NewtonSteps != 0 {
+		t.Errorf("NoFallback: %d finisher iterations", res.NewtonSteps)
+	}
+}
+
+// TestHingeDeterministic: same seed, bit-identical model, finisher included.
+func TestHingeDeterministic(t *testing.T) {
+	d := lowDim()
+	p := Params{Problem: HingeDual, C: 100, Eps: 1e-3, Bias: 1, Seed: 9}
+	m1, r1, _ := mustTrain(t, d, p)
+	m2, _, _ := mustTrain(t, d, p)
+	if r1.NewtonSteps == 0 {
+		t.Fatal("finisher did not run")
+	}
+	if !sameBits(m1.W, m2.W) {
+		t.Fatalf("w %v, then %v", m1.W, m2.W)
+	}
+}
+
+// TestHingeCancel: a cancellation while the finisher runs stops it at its
+// next iteration, with a feasible α and w = Σ α_i y_i x_i.
+func TestHingeCancel(t *testing.T) {
+	d := lowDim()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := Params{Problem: HingeDual, C: 100, Eps: 1e-3, Bias: 1, Select: Uniform, Tuning: forcedSwitch(1),
+		Progress: func(pr Progress) {
+			if pr.Epoch == 1 {
+				cancel() // the switch follows this report
+			}
+		}}
+	m, res, duals := mustTrainCtx(t, ctx, d, p)
+	if !res.Cancelled || !m.Partial || res.NewtonSteps != 0 || res.Epochs != 1 {
+		t.Fatalf("%+v", res)
+	}
+	h := duals[0]
+	checkBox(t, h)
+	if ind := evalIndependent(d, m, 0, h, HingeDual); ind.wDiff > 1e-10 {
+		t.Errorf("w differs from Σ α y x by %g", ind.wDiff)
+	}
+}
+
+// TestHingeStorage: the finisher's passes have three paths (rows with
+// increasing indices, other rows, float32 values); each ends at its pure
+// dual's optimum with the violation within eps.
+func TestHingeStorage(t *testing.T) {
+	base := hingeCases()["gen"]
+	// The same rows with their indices reversed (not increasing).
+	rev := &dataio.Dataset{Rows: base.Rows, Features: base.Features, RowPtr: base.RowPtr, Label: base.Label,
+		Index: slices.Clone(base.Index), Value: slices.Clone(base.Value)}
+	for i := 0; i < rev.Rows; i++ {
+		a, b := rev.RowPtr[i], rev.RowPtr[i+1]
+		slices.Reverse(rev.Index[a:b])
+		slices.Reverse(rev.Value[a:b])
+	}
+	// float32 storage, and the same values as float64 for the checks.
+	f32, f64 := float32Copies(base)
+	for _, bias := range []float64{-1, 1} {
+		for _, tc := range []struct {
+			name        string
+			train, eval *dataio.Dataset
+		}{{"sorted", base, base}, {"reversed", rev, rev}, {"float32", f32, f64}} {
+			t.Run(fmt.Sprintf("%s/B=%g", tc.name, bias), func(t *testing.T) {
+				const eps = 1e-7
+				p := Params{Problem: HingeDual, C: 100, Eps: eps, Bias: bias, Seed: 2, MaxEpochs: 1000000, NoFallback: true}
+				_, ref, _ := mustTrain(t, tc.train, p)
+				p.NoFallback = false
+				p.Tuning = forcedSwitch(1)
+				m, res, duals := mustTrain(t, tc.train, p)
+				if !res.Converged || res.NewtonSteps == 0 {
+					t.Fatalf("finisher run: %+v", res)
+				}
+				ind := checkHinge(t, tc.eval, m, duals[0], res, eps)
+				if rd := relDiff(ind.dual, ref.Objective); rd > 1e-9 {
+					t.Errorf("dual objective %.15g, pure dual %.15g (relative %.2g)", ind.dual, ref.Objective, rd)
+				}
+			})
+		}
+	}
+}
+
+// TestHingeDefersNearOptimal: when the switch rule fires while the dual is
+// nearly done (duality gap below IPMNearGap·|f|), -s 3 keeps to dual CD and
+// converges without the interior-point method; with the deferral off the
+// same run switches. Both end certified within eps.
+func TestHingeDefersNearOptimal(t *testing.T) {
+	for _, tc := range []struct {
+		rows int
+		c    float64
+		eps  float64
+	}{{2000, 0.2, 1e-3}, {5000, 0.3, 1e-2}} {
+		d := genData(genSpec{seed: 11, rows: tc.rows, feats: 30, density: 0.3, labels: []float64{1, -1}, noise: 0.05})
+		p := Params{Problem: HingeDual, C: tc.c, Eps: tc.eps, Seed: 1}
+		name := fmt.Sprintf("rows=%d/C=%g/eps=%g", tc.rows, tc.c, tc.eps)
+		m, res, duals := mustTrain(t, d, p)
+		noDefer := DefaultTuning()
+		noDefer.IPMMaxDefer = 0
+		p.Tuning = &noDefer
+		_, switched, _ := mustTrain(t, d, p)
+		if res.NewtonSteps != 0 || switched.NewtonSteps == 0 {
+			t.Errorf("%s: interior-point iterations %d with the deferral, %d without; want 0 and > 0", name, res.NewtonSteps, switched.NewtonSteps)
+		}
+		ind := evalIndependent(d, m, 0, duals[0], HingeDual)
+		if !res.Converged || ind.violation > tc.eps*(1+1e-9) {
+			t.Errorf("%s: converged %v, independent violation %g", name, res.Converged, ind.violation)
+		}
+		if !switched.Converged || relDiff(res.Objective, switched.Objective) > 10*tc.eps {
+			t.Errorf("%s: objectives %.10g (dual) and %.10g (switched, converged %v)", name, res.Objective, switched.Objective, switched.Converged)
+		}
+	}
+}
+
+// TestHingeSettles: the interior-point method takes examples whose α has
+// settled at a bound out of its working set (solver/finish's
+// TestHingeSettles checks the set). On lowDim at C = 1000 the trained
+// model is the one reached without settling: both runs certified, with
+// the same dual objective.
+func TestHingeSettles(t *testing.T) {
+	d := lowDim()
+	const eps = 1e-6
+	p := Params{Problem: HingeDual, C: 1000, Eps: eps, Bias: 1, Seed: 5, MaxEpochs: 100000}
+	m, res, duals := mustTrain(t, d, p)
+	if !res.Converged || res.NewtonSteps == 0 {
+		t.Fatalf("with settling: %+v", res)
+	}
+	checkHinge(t, d, m, duals[0], res, eps)
+	noSettle := DefaultTuning()
+	noSettle.IPMSettleRel = 0
+	p.Tuning = &noSettle
+	m0, ref, duals0 := mustTrain(t, d, p)
+	if !ref.Converged || ref.NewtonSteps == 0 {
+		t.Fatalf("without settling: %+v", ref)
+	}
+	checkHinge(t, d, m0, duals0[0], ref, eps)
+	if rd := relDiff(res.Objective, ref.Objective); rd > 1e-9 {
+		t.Errorf("dual objective %.15g with settling, %.15g without (relative %.2g)", res.Objective, ref.Objective, rd)
+	}
+}
+
+// TestHingeParts: the interior-point passes run in fixed ranges of rows on
+// the pool's spare processors (solver/finish's TestIPMParts checks the
+// ranges and that helpers run them). Forced into four ranges, the model
+// is bit-identical whether three helpers may run them or the calling
+// goroutine runs them all, and the result is certified.
+func TestHingeParts(t *testing.T) {
+	d := lowDim()
+	parts := DefaultTuning()
+	parts.IPMParallelNNZ = 0
+	const eps = 1e-3
+	p := Params{Problem: HingeDual, C: 100, Eps: eps, Bias: 1, Seed: 9, Tuning: &parts}
+	m, res, duals := mustTrain(t, d, p) // no pool: no helpers
+	if !res.Converged || res.NewtonSteps == 0 {
+		t.Fatalf("%+v", res)
+	}
+	checkHinge(t, d, m, duals[0], res, eps)
+	for _, spare := range []int{0, 3} {
+		mp, resp, err := trainWith(context.Background(), d, p, procs.NewPool(spare))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.NewtonSteps != res.NewtonSteps || !sameBits(mp.W, m.W) {
+			t.Fatalf("%d spare processors: %d iterations, w %v; alone %d, %v", spare, resp.NewtonSteps, mp.W, res.NewtonSteps, m.W)
+		}
+	}
+}
+
+// TestHingeBinaryRows: on data whose values are all 1 the passes skip the
+// values, and the model is bit-identical to the general path's.
+func TestHingeBinaryRows(t *testing.T) {
+	d := lowDim()
+	for k := range d.Value {
+		if d.Value[k] != 0 {
+			d.Value[k] = 1
+		}
+	}
+	p := Params{Problem: HingeDual, C: 100, Eps: 1e-3, Bias: 1, Seed: 9}
+	m1, r1, _ := mustTrain(t, d, p)
+	general := DefaultTuning()
+	general.BinaryRows = false
+	p.Tuning = &general
+	m2, _, _ := mustTrain(t, d, p)
+	if r1.NewtonSteps == 0 {
+		t.Fatal("finisher did not run")
+	}
+	if !sameBits(m1.W, m2.W) {
+		t.Fatalf("w on the binary path %v, on the general one %v", m1.W, m2.W)
+	}
+}
+
+// TestHingeSecondRound: examples settled at the wrong bound leave dual CD
+// a point it may stall at; it then switches a second time, to the method
+// without settling. With settling made reckless (any α within 30% of C of
+// a bound), lowDim at C = 1000 still converges within 200 epochs,
+// certified, to the dual objective of a run that never settles.
+func TestHingeSecondRound(t *testing.T) {
+	d := lowDim()
+	const eps = 1e-3
+	p := Params{Problem: HingeDual, C: 1000, Eps: eps, Bias: 1, Seed: 5, MaxEpochs: 200}
+	never, reckless := DefaultTuning(), DefaultTuning()
+	never.IPMSettleRel, reckless.IPMSettleRel = 0, 0.3
+	p.Tuning = &never
+	_, ref, _ := mustTrain(t, d, p)
+	p.Tuning = &reckless
+	m, res, duals := mustTrain(t, d, p)
+	if !res.Converged || !ref.Converged {
+		t.Fatalf("reckless settling: %+v\nno settling: %+v", res, ref)
+	}
+	checkHinge(t, d, m, duals[0], res, eps)
+	if rd := relDiff(res.Objective, ref.Objective); rd > 1e-5 {
+		t.Errorf("dual objective %.10g, without settling %.10g", res.Objective, ref.Objective)
+	}
+	t.Logf("%d epochs, %d interior-point iterations (without settling: %d, %d)", res.Epochs, res.NewtonSteps, ref.Epochs, ref.NewtonSteps)
+}

@@ -1,0 +1,135 @@
+package finish
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	dataio "github.com/acfcd/acfcd/io"
+	solver "github.com/acfcd/acfcd/solver"
+	"github.com/acfcd/acfcd/solver/dual"
+)
+
+// overlapping returns rows examples over feats features, each present with
+// probability density and uniform in [−scale, scale], labelled ±1 by a
+// random hyperplane with a fraction noise of the labels flipped: at large
+// C the dual of such overlapping classes stalls, the finishers' case.
+func overlapping(seed uint64, rows, feats int, density, noise, scale float64) *dataio.Dataset {
+	r := rand.New(rand.NewPCG(seed, 5))
+	truth := make([]float64, feats)
+	for j := range truth {
+		truth[j] = r.NormFloat64()
+	}
+	d := &dataio.Dataset{Rows: rows, Features: feats, RowPtr: []int64{0}, Value: []float64{}}
+	for range rows {
+		var score float64
+		for j := range feats {
+			if r.Float64() < density {
+				v := scale * (2*r.Float64() - 1)
+				d.Index = append(d.Index, int32(j))
+				d.Value = append(d.Value, v)
+				score += v * truth[j]
+			}
+		}
+		y := 1.0
+		if score < 0 {
+			y = -1
+		}
+		if r.Float64() < noise {
+			y = -y
+		}
+		d.Label = append(d.Label, y)
+		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
+	}
+	return d
+}
+
+// lowDim is the case the finishers exist for: many overlapping examples,
+// few features.
+func lowDim() *dataio.Dataset { return overlapping(21, 4000, 12, 0.7, 0.25, 3) }
+
+// messyRows is a small problem with unsorted rows, a repeated index and an
+// empty row, as a Dataset built by hand may have; with f32 its values are
+// stored as float32 (all exact in float32).
+func messyRows(f32 bool) *dataio.Dataset {
+	d := &dataio.Dataset{Rows: 5, Features: 6, RowPtr: []int64{0, 4, 6, 6, 9, 12},
+		Index: []int32{5, 2, 0, 2, 1, 3, 4, 0, 4, 3, 5, 1},
+		Value: []float64{0.5, -1.25, 2, 0.75, 3, -1, 1.5, -0.5, 2.25, 1, -2, 0.125},
+		Label: []float64{1, -1, 1, 1, -1}}
+	if f32 {
+		d.Value32 = make([]float32, len(d.Value))
+		for k, v := range d.Value {
+			d.Value32[k] = float32(v)
+		}
+		d.Value = nil
+	}
+	return d
+}
+
+// fixture is one binary subproblem (label +1 positive, cost c for both
+// classes) with its finisher, set up as the root package's training does.
+type fixture struct {
+	p   *dual.Problem
+	f   *Finisher
+	t   *solver.Tuning
+	r   *solver.Run
+	obj float64 // the objective after Reset
+}
+
+// newFixture sets up d's subproblem; bias < 0 means none, tune nil the
+// defaults, and on whether the finisher may switch at all.
+func newFixture(t *testing.T, d *dataio.Dataset, loss dual.Loss, c, eps, bias float64, tune *solver.Tuning, on bool) *fixture {
+	t.Helper()
+	if tune == nil {
+		def := solver.DefaultTuning()
+		tune = &def
+	}
+	sh, err := dual.NewData(d, bias, tune)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &fixture{t: tune}
+	x.p = dual.New(sh, loss, eps, nil, nil, tune)
+	x.f = New(x.p, tune, on)
+	x.obj = x.p.Reset(1, c, c)
+	x.f.Reset()
+	return x
+}
+
+// run starts dual CD with sel (seed 3) and runs it until a full pass
+// certifies its point (true), the epoch cap, or the switch rule hands
+// over to the finisher (x.r.Handover()).
+func (x *fixture) run(sel solver.Selection, maxEpochs int) bool {
+	repair := solver.RepairMax
+	if x.p.Loss == dual.Logistic {
+		repair = solver.RepairAtLeastOne
+	}
+	x.r = solver.NewRun(x.p, solver.Config{Selection: sel, Seed: 3, Eps: x.p.Eps, MaxEpochs: maxEpochs,
+		EarlyCheck: true, Repair: repair, Work: 2 * x.p.NNZ(), Switch: x.f.Due, Tuning: x.t})
+	x.r.Obj = x.obj
+	return x.r.Solve(3)
+}
+
+// snapshot copies the dual state: α, C − α and w.
+func (x *fixture) snapshot() (alpha, alphaC, w []float64) {
+	return append([]float64(nil), x.p.Alpha...), append([]float64(nil), x.p.AlphaC...), append([]float64(nil), x.p.W...)
+}
+
+// checkState fails unless the dual state is bit for bit the snapshot.
+func (x *fixture) checkState(t *testing.T, alpha, alphaC, w []float64) {
+	t.Helper()
+	for _, c := range []struct {
+		name      string
+		got, want []float64
+	}{{"α", x.p.Alpha, alpha}, {"C − α", x.p.AlphaC, alphaC}, {"w", x.p.W, w}} {
+		for i := range c.want {
+			if math.Float64bits(c.got[i]) != math.Float64bits(c.want[i]) {
+				t.Fatalf("%s[%d] = %v, want %v", c.name, i, c.got[i], c.want[i])
+			}
+		}
+	}
+}
+
+func relDiff(a, b float64) float64 {
+	return math.Abs(a-b) / math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
