@@ -1,0 +1,81 @@
+//go:build unix
+
+package acfcd
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	dataio "github.com/acfcd/acfcd/io"
+)
+
+// TestTrainOnTruncatedCache: a binary cache is used in place from its
+// mapping; truncating the file during training must give an error naming
+// the file, not a SIGBUS crash, for every problem.
+func TestTrainOnTruncatedCache(t *testing.T) {
+	src := genData(genSpec{seed: 31, rows: 3000, feats: 200, density: 0.3, labels: []float64{1, -1, 2}, noise: 0.1})
+	for _, p := range []Params{
+		{Problem: SquaredHingeDual, C: 1},
+		{Problem: LogisticDual, C: 1},
+		{Problem: WestonWatkins, C: 1},
+		{Problem: Lasso, Lambda: 1},
+	} {
+		path := filepath.Join(t.TempDir(), "d.acf")
+		if err := dataio.WriteCache(path, src); err != nil {
+			t.Fatal(err)
+		}
+		d, err := dataio.Load(path, dataio.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(path, 0); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = Train(context.Background(), d, p)
+		if err == nil || !strings.Contains(err.Error(), path+": memory fault while training") {
+			t.Errorf("-s %s: error %v, want a memory fault naming %s", p.Problem.Flag(), err, path)
+		}
+		d.Close()
+	}
+}
+
+// TestCrossValidateOnTruncatedCache: the fold goroutines of
+// CrossValidate read the mapped data too (copying the folds, predicting):
+// a truncated cache is an error naming the file, not a crash, at any
+// number of folds running at once.
+func TestCrossValidateOnTruncatedCache(t *testing.T) {
+	src := genData(genSpec{seed: 32, rows: 3000, feats: 200, density: 0.3, labels: []float64{1, -1}, noise: 0.1})
+	for _, procs := range []int{1, 2} {
+		path := filepath.Join(t.TempDir(), "d.acf")
+		if err := dataio.WriteCache(path, src); err != nil {
+			t.Fatal(err)
+		}
+		d, err := dataio.Load(path, dataio.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Truncated while fold 1 trains, after the checks of the whole
+		// data: the fault comes in a fold goroutine (copying a fold or
+		// predicting held-out rows).
+		var once sync.Once
+		p := Params{Problem: SquaredHingeDual, C: 1, Eps: 1e-4}
+		p.Progress = func(Progress) {
+			once.Do(func() {
+				if err := os.Truncate(path, 0); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		withProcs(procs, func() {
+			_, err = CrossValidate(context.Background(), d, p, 5)
+		})
+		if err == nil || !strings.HasPrefix(err.Error(), "fold ") || !strings.Contains(err.Error(), path+": memory fault while training") {
+			t.Errorf("procs %d: error %v, want a fold's memory fault naming %s", procs, err, path)
+		}
+		d.Close()
+	}
+}
