@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/acfcd/acfcd/io/internal/csrtest"
 )
 
 // BenchmarkLoad loads the files named in $ACFCD_BENCH_FILES (a
@@ -112,13 +114,13 @@ func BenchmarkParse(b *testing.B) {
 	}
 	opt := Options{Threads: 1}
 	chunks := splitLines(data, 1, 1<<30)
-	c0 := cpuTime()
+	c0 := csrtest.CPUSeconds()
 	for b.Loop() {
 		if _, err := parseLibSVM(path, chunks, opt); err != nil {
 			b.Fatal(err)
 		}
 	}
-	cpu := cpuTime() - c0
+	cpu := csrtest.CPUSeconds() - c0
 	b.ReportMetric(float64(len(data))*float64(b.N)/b.Elapsed().Seconds()/1e6, "MB/s")
 	if cpu > 0 {
 		b.ReportMetric(float64(len(data))*float64(b.N)/cpu/1e6, "MB/cpu-s")

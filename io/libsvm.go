@@ -12,7 +12,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"unsafe"
+
+	"github.com/acfcd/acfcd/io/internal/csr"
 )
 
 // The libsvm reader works in two passes over text split into chunks that
@@ -188,10 +189,10 @@ func (p *chunkParser) parseChunk(text []byte, t *target) error {
 			j = tokenEnd(text, i)
 			lab, err = parseFloatSlow(text[i:j])
 			if err != nil && !isRange(err) {
-				return p.errf(text, i, "invalid label %s", quote(text[i:j]))
+				return p.errf(text, i, "invalid label %s", csr.Quote(text[i:j]))
 			}
 			if math.IsInf(lab, 0) || math.IsNaN(lab) {
-				return p.errf(text, i, "label %s is not a finite number", quote(text[i:j]))
+				return p.errf(text, i, "label %s is not a finite number", csr.Quote(text[i:j]))
 			}
 		}
 		t.label[r] = lab
@@ -204,9 +205,9 @@ func (p *chunkParser) parseChunk(text []byte, t *target) error {
 		if n-i >= 4 && string(text[i:i+4]) == "qid:" {
 			st := i + 4
 			j := tokenEnd(text, st)
-			q, err := strconv.ParseInt(bstr(text[st:j]), 10, 64)
+			q, err := strconv.ParseInt(csr.StringView(text[st:j]), 10, 64)
 			if err != nil {
-				return p.errf(text, st, "invalid qid %s", quote(text[st:j]))
+				return p.errf(text, st, "invalid qid %s", csr.Quote(text[st:j]))
 			}
 			if t.qid != nil {
 				t.qid[r] = q
@@ -339,7 +340,7 @@ func (p *chunkParser) parseChunk(text []byte, t *target) error {
 			} else {
 				f := float32(v)
 				if math.IsInf(float64(f), 0) {
-					return p.errf(text, i, "value %s for feature %d is out of float32 range", quote(text[i:tokenEnd(text, i)]), x)
+					return p.errf(text, i, "value %s for feature %d is out of float32 range", csr.Quote(text[i:tokenEnd(text, i)]), x)
 				}
 				val32[k] = f
 			}
@@ -393,10 +394,10 @@ func valueSlow(text []byte, i int, feature uint64) (float64, int, string) {
 	}
 	v, err := parseFloatSlow(text[i:j])
 	if err != nil && !isRange(err) {
-		return 0, j, fmt.Sprintf("invalid value %s for feature %d", quote(text[i:j]), feature)
+		return 0, j, fmt.Sprintf("invalid value %s for feature %d", csr.Quote(text[i:j]), feature)
 	}
 	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, j, fmt.Sprintf("value %s for feature %d is not a finite number", quote(text[i:j]), feature)
+		return 0, j, fmt.Sprintf("value %s for feature %d is not a finite number", csr.Quote(text[i:j]), feature)
 	}
 	return v, j, ""
 }
@@ -417,12 +418,12 @@ func (p *chunkParser) slowIndex(s []byte, st int) (x uint64, colonAt int, msg st
 	tok := s[st:end]
 	c := bytes.IndexByte(tok, ':')
 	if c < 0 {
-		return 0, 0, fmt.Sprintf("missing ':' in %s (expected index:value)", quote(tok))
+		return 0, 0, fmt.Sprintf("missing ':' in %s (expected index:value)", csr.Quote(tok))
 	}
 	num := tok[:c]
 	switch {
 	case c == 0:
-		return 0, 0, fmt.Sprintf("missing feature index before ':' in %s", quote(tok))
+		return 0, 0, fmt.Sprintf("missing feature index before ':' in %s", csr.Quote(tok))
 	case string(num) == "qid":
 		return 0, 0, "qid: may only appear once, right after the label"
 	}
@@ -432,7 +433,7 @@ func (p *chunkParser) slowIndex(s []byte, st int) (x uint64, colonAt int, msg st
 			if p.zeroBased {
 				low = "0"
 			}
-			return 0, 0, fmt.Sprintf("invalid feature index %s (expected an integer >= %s)", quote(num), low)
+			return 0, 0, fmt.Sprintf("invalid feature index %s (expected an integer >= %s)", csr.Quote(num), low)
 		}
 	}
 	digits := bytes.TrimLeft(num, "0")
@@ -446,8 +447,9 @@ func (p *chunkParser) slowIndex(s []byte, st int) (x uint64, colonAt int, msg st
 }
 
 // maxFeatures is the most features a dataset may have, so that both a
-// 0-based index and the feature count fit in int32.
-const maxFeatures = math.MaxInt32
+// 0-based index and the feature count fit in int32 (the NDJSON reader's
+// limit too).
+const maxFeatures = csr.MaxFeatures
 
 func (p *chunkParser) tooLarge(x uint64, idx0 int64) string {
 	if p.capByOpt {
@@ -481,24 +483,6 @@ func tokenEnd(s []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// quote formats a token for an error message, shortened if long.
-func quote(tok []byte) string {
-	const max = 40
-	if len(tok) > max {
-		return strconv.Quote(string(tok[:max])) + "..."
-	}
-	return strconv.Quote(string(tok))
-}
-
-// bstr views b as a string without copying, for strconv calls that do not
-// keep their argument.
-func bstr(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	return unsafe.String(&b[0], len(b))
 }
 
 // splitLines cuts data into about n chunks of at least minBytes that end

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/acfcd/acfcd/io/internal/csr"
+	"github.com/acfcd/acfcd/io/internal/csrtest"
 )
 
 // parseText parses text as one mapped file would be, split for threads
@@ -379,7 +382,7 @@ func FuzzLibSVM(f *testing.F) {
 		}
 		var got *Dataset
 		var err error
-		checkAllocBound(t, len(data), func() {
+		csrtest.CheckAllocBound(t, len(data), func() {
 			got, err = parseLibSVM("f", splitLines(data, opt.Threads*chunksPerThread, int(minChunk)+1), opt)
 		})
 		ref, line, rerr := refRead(string(data), opt)
@@ -400,7 +403,7 @@ func FuzzLibSVM(f *testing.F) {
 		if diff := sameData(got, ref); diff != "" {
 			t.Fatal(diff)
 		}
-		if err := checkCSR(got, 1); err != nil {
+		if err := csr.Check(matrixOf(got), 1); err != nil {
 			t.Fatalf("invalid dataset: %v", err)
 		}
 		checkRowLines(t, data, "libsvm", got.Rows)

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"runtime"
+
+	"github.com/acfcd/acfcd/io/internal/cache"
 )
 
 // Load reads a dataset from path; "-" means standard input.
@@ -267,7 +269,7 @@ func detectFormat(head []byte, opt Options) string {
 	if opt.Format != "" {
 		return opt.Format
 	}
-	if isCache(head) {
+	if cache.HasMagic(head) {
 		return "cache"
 	}
 	for _, c := range bytes.TrimPrefix(head, utf8BOM) {

@@ -14,8 +14,9 @@ import (
 // the process with a runtime fault dump. Every goroutine that reads a
 // mapping while loading therefore runs with debug.SetPanicOnFault (it is a
 // per-goroutine setting) and turns the recovered fault into an error that
-// names the file: parseMapped and forChunks for libsvm text,
-// decodeCacheGuarded and cacheVerifier.runTasks for a cache.
+// names the file: parseMapped and forChunks for libsvm text, and in
+// io/internal/cache decodeCacheGuarded and cacheVerifier.runTasks for a
+// cache.
 //
 // Training reads a cache's slices in place too (they point into the
 // mapping until Dataset.Close); acfcd.Train and TrainPath

@@ -1,12 +1,11 @@
-package dataio
-
-// Binary cache: a versioned, checksummed CSR image that loads by mmap.
+// Package cache reads and writes acfcd's binary cache for package io: a
+// versioned, checksummed CSR image that loads by mmap.
 //
-// `acfcd convert DATA OUT` writes one with WriteCache; every command that
-// accepts DATA loads it through openCache. Loading maps the file read-only,
-// verifies it, and points the Dataset's slices straight into the mapping:
-// no parsing and no copy, so a load costs about one checksum pass over the
-// file.
+// `acfcd convert DATA OUT` writes one with dataio.WriteCache (Write here);
+// every command that accepts DATA loads it through Open. Loading maps the
+// file read-only, verifies it, and points the dataset's slices straight
+// into the mapping: no parsing and no copy, so a load costs about one
+// checksum pass over the file.
 //
 // # Layout, format version 1
 //
@@ -42,7 +41,7 @@ package dataio
 //
 // A dataset with zero rows is a valid cache (RowPtr holds a single 0).
 //
-// # What openCache checks
+// # What Open checks
 //
 // Before any slice is handed out: magic, version (a newer version gets its
 // own message), header checksum, flags and reserved fields, the file size
@@ -53,9 +52,10 @@ package dataio
 // non-decreasing, RowPtr[rows] = nnz; every index in [0, features) and
 // strictly increasing within its row; values and labels finite.
 //
-// The mapping stays valid until Dataset.Close. Rewriting a cache that is in
-// use is safe because WriteCache replaces the file by rename; truncating a
-// mapped cache in place (which acfcd never does) would fault the process.
+// The mapping stays valid until Dataset.Close (Open's release). Rewriting a
+// cache that is in use is safe because Write replaces the file by rename;
+// truncating a mapped cache in place (which acfcd never does) would fault
+// the process.
 //
 // Options.Float32 asks for float32 values: when the file's value storage
 // differs from the request, the Value section is converted into a freshly
@@ -63,6 +63,7 @@ package dataio
 // range); every other section still points into the mapping. KeepQID
 // false drops a QID section (it is still checksummed). On big-endian
 // machines every section is decoded into fresh slices.
+package cache
 
 import (
 	"bytes"
@@ -74,10 +75,10 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"sync"
 	"unsafe"
 
 	"github.com/acfcd/acfcd/internal/atomicfile"
+	"github.com/acfcd/acfcd/io/internal/csr"
 )
 
 const (
@@ -90,7 +91,7 @@ const (
 	cacheFlagQID     = 1 << 1
 	cacheFlagsKnown  = cacheFlagFloat32 | cacheFlagQID
 
-	cacheMaxFeatures = 1 << 31 // indices are int32 (untyped: compared as uint64 and int64)
+	cacheMaxFeatures = csr.IndexLimit
 
 	// header field offsets
 	chVersion    = 8
@@ -121,7 +122,7 @@ var cacheSectionNames = [cacheSections]string{"RowPtr", "Index", "Value", "Label
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// cacheForceDecode makes openCache decode sections into fresh slices, as on
+// cacheForceDecode makes Open decode sections into fresh slices, as on
 // a big-endian machine, instead of pointing into the mapping (for tests).
 var cacheForceDecode = false
 
@@ -130,8 +131,9 @@ var hostLittleEndian = func() bool {
 	return *(*byte)(unsafe.Pointer(&x)) == 1
 }()
 
-// isCache reports whether a file starting with prefix is an acfcd binary cache.
-func isCache(prefix []byte) bool {
+// HasMagic reports whether a file starting with prefix is an acfcd binary
+// cache.
+func HasMagic(prefix []byte) bool {
 	return len(prefix) >= len(cacheMagic) && string(prefix[:len(cacheMagic)]) == cacheMagic
 }
 
@@ -164,11 +166,13 @@ func cacheLayout(rows, nnz uint64, float32Values, qid bool) (secs [cacheSections
 
 func alignUp(n uint64) uint64 { return (n + cacheAlign - 1) &^ (cacheAlign - 1) }
 
-// openCache maps a binary cache file and verifies it (see the layout above).
-func openCache(path string, opt Options) (*Dataset, error) {
+// Open maps a binary cache file and verifies it (see the layout above).
+// Unless release is nil, slices of m point into the mapping, and release
+// unmaps it once they are no longer used.
+func Open(path string, opt csr.Options) (m *csr.Matrix, release func() error, err error) {
 	mem, unmap, err := mapCacheFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d, inMapping, err := decodeCacheGuarded(path, mem, opt)
 	if err != nil || !inMapping {
@@ -176,12 +180,11 @@ func openCache(path string, opt Options) (*Dataset, error) {
 			err = fmt.Errorf("%s: %w", path, uerr)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return d, nil
+		return d, nil, nil
 	}
-	d.release = unmap
-	return d, nil
+	return d, unmap, nil
 }
 
 // errCacheFault reports a memory fault while reading a mapped cache: the
@@ -190,7 +193,7 @@ var errCacheFault = errors.New("cache file changed while being read (memory faul
 
 // decodeCacheGuarded is decodeCache with memory faults in the mapping
 // turned into errCacheFault instead of crashing the process.
-func decodeCacheGuarded(path string, mem []byte, opt Options) (d *Dataset, inMapping bool, err error) {
+func decodeCacheGuarded(path string, mem []byte, opt csr.Options) (d *csr.Matrix, inMapping bool, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
@@ -208,9 +211,9 @@ func cacheError(path, format string, a ...any) error {
 	return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, a...))
 }
 
-// decodeCache verifies mem (the whole file) and builds a Dataset over it.
+// decodeCache verifies mem (the whole file) and builds a Matrix over it.
 // inMapping reports whether any slice of the result points into mem.
-func decodeCache(path string, mem []byte, opt Options) (d *Dataset, inMapping bool, err error) {
+func decodeCache(path string, mem []byte, opt csr.Options) (d *csr.Matrix, inMapping bool, err error) {
 	n := uint64(len(mem))
 	le := binary.LittleEndian
 	if n < uint64(len(cacheMagic)) {
@@ -219,7 +222,7 @@ func decodeCache(path string, mem []byte, opt Options) (d *Dataset, inMapping bo
 		}
 		return nil, false, cacheError(path, "not an acfcd binary cache (bad magic)")
 	}
-	if !isCache(mem) {
+	if !HasMagic(mem) {
 		return nil, false, cacheError(path, "not an acfcd binary cache (bad magic)")
 	}
 	if n < chVersion+4 {
@@ -302,7 +305,7 @@ func decodeCache(path string, mem []byte, opt Options) (d *Dataset, inMapping bo
 	nr, nz := int(rows), int(nnz)
 	direct := hostLittleEndian && !cacheForceDecode
 	bytesOf := func(s int) []byte { return mem[secs[s].off : secs[s].off+secs[s].len] }
-	d = &Dataset{Rows: nr, Features: int(features), Source: path, InputBytes: int64(n)}
+	d = &csr.Matrix{Rows: nr, Features: int(features), InputBytes: int64(n)}
 	v := &cacheVerifier{mem: mem, secs: &secs, rows: nr, nnz: int64(nnz), feats: int64(features),
 		check: direct, threads: verifyThreads(opt.Threads)}
 	if direct {
@@ -338,7 +341,7 @@ func decodeCache(path string, mem []byte, opt Options) (d *Dataset, inMapping bo
 		if hasQID && opt.KeepQID {
 			d.QID = decodeSlice[int64](bytesOf(secQID), nr)
 		}
-		if err := checkCSR(d, v.threads); err != nil {
+		if err := csr.Check(d, v.threads); err != nil {
 			return nil, false, cacheError(path, "corrupt cache: %v", err)
 		}
 	}
@@ -420,129 +423,16 @@ func bytesView[T int64 | int32 | float64 | float32](s []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(s[0])))
 }
 
-// checkCSR verifies a dataset's shape (slice lengths against Rows and the
-// non-zero count) and the invariants the kernels rely on.
-func checkCSR(d *Dataset, threads int) error {
-	rows := d.Rows
-	if rows < 0 || len(d.RowPtr) != rows+1 {
-		return fmt.Errorf("RowPtr has %d entries for %d rows", len(d.RowPtr), rows)
-	}
-	if d.Features < 0 || int64(d.Features) > int64(cacheMaxFeatures) {
-		return fmt.Errorf("feature count %d out of range", d.Features)
-	}
-	if d.RowPtr[0] != 0 {
-		return fmt.Errorf("RowPtr[0] is %d, not 0", d.RowPtr[0])
-	}
-	rp := d.RowPtr
-	for i := 1; i <= rows; i++ {
-		if rp[i] < rp[i-1] {
-			return fmt.Errorf("row %d: RowPtr decreases (%d after %d)", i-1, rp[i], rp[i-1])
-		}
-	}
-	nnz := rp[rows]
-	if int64(len(d.Index)) != nnz {
-		return fmt.Errorf("RowPtr ends at %d but Index has %d entries", nnz, len(d.Index))
-	}
-	nv := len(d.Value) + len(d.Value32)
-	if (d.Value == nil) == (d.Value32 == nil) || int64(nv) != nnz {
-		return fmt.Errorf("need exactly one of Value (%d) and Value32 (%d) with %d entries", len(d.Value), len(d.Value32), nnz)
-	}
-	if len(d.Label) != rows {
-		return fmt.Errorf("Label has %d entries for %d rows", len(d.Label), rows)
-	}
-	if d.QID != nil && len(d.QID) != rows {
-		return fmt.Errorf("QID has %d entries for %d rows", len(d.QID), rows)
-	}
-
-	// Split rows into ranges of about equal non-zeros, checked in parallel;
-	// the error in the lowest row wins.
-	if threads < 1 {
-		threads = 1
-	}
-	parts := threads
-	if nnz+int64(rows) < 1<<16 {
-		parts = 1
-	}
-	bounds := make([]int, parts+1)
-	for p := 1; p < parts; p++ {
-		target := nnz * int64(p) / int64(parts)
-		lo, hi := bounds[p-1], rows
-		for lo < hi { // first row whose start is >= target
-			mid := int(uint(lo+hi) >> 1)
-			if rp[mid] < target {
-				lo = mid + 1
-			} else {
-				hi = mid
-			}
-		}
-		bounds[p] = lo
-	}
-	bounds[parts] = rows
-	errs := make([]error, parts)
-	var wg sync.WaitGroup
-	for p := 0; p < parts; p++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[p] = checkRows(d, bounds[p], bounds[p+1])
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkRows checks rows [r0, r1): indices, values and labels.
-func checkRows(d *Dataset, r0, r1 int) error {
-	rp := d.RowPtr
-	if _, msg := checkIndexRows(rp, d.Index, r0, r1, int64(d.Features)); msg != "" {
-		return errors.New(msg)
-	}
-	a, b := rp[r0], rp[r1]
-	if d.Value != nil {
-		if k := firstNonFinite64(d.Value[a:b]); k >= 0 {
-			return fmt.Errorf("row %d: value %g is not finite", rowOf(rp, a+int64(k)), d.Value[a+int64(k)])
-		}
-	} else if k := firstNonFinite32(d.Value32[a:b]); k >= 0 {
-		return fmt.Errorf("row %d: value %g is not finite", rowOf(rp, a+int64(k)), d.Value32[a+int64(k)])
-	}
-	if k := firstNonFinite64(d.Label[r0:r1]); k >= 0 {
-		return fmt.Errorf("row %d: label %g is not finite", r0+k, d.Label[r0+k])
-	}
-	return nil
-}
-
-// rowOf is the row holding non-zero k.
-func rowOf(rp []int64, k int64) int {
-	lo, hi := 0, len(rp)-1
-	for lo < hi { // last row whose start is <= k
-		mid := int(uint(lo+hi+1) >> 1)
-		if rp[mid] <= k {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	for lo+1 < len(rp) && rp[lo+1] <= k { // skip empty rows
-		lo++
-	}
-	return lo
-}
-
-// WriteCache writes d to path as a binary cache (layout above), atomically
+// Write writes d to path as a binary cache (layout above), atomically
 // with internal/atomicfile: it writes a temporary file in the same
 // directory (".BASE.tmp…"), fsyncs it, renames it over path and fsyncs the
 // directory. On any error the temporary file is removed and an existing
 // file at path is left untouched; path must be a regular file or not
 // exist (a device or pipe is refused). d is checked
-// first with the same invariants openCache enforces, so a cache that was
+// first with the same invariants Open enforces, so a cache that was
 // written always loads. Zero rows are allowed. The new file gets the
 // permissions of the file it replaces, or 0644.
-func WriteCache(path string, d *Dataset) error {
+func Write(path string, d *csr.Matrix) error {
 	fail := func(format string, a ...any) error {
 		return fmt.Errorf("write cache %s: %s", path, fmt.Sprintf(format, a...))
 	}
@@ -552,11 +442,10 @@ func WriteCache(path string, d *Dataset) error {
 	if d.Value == nil && d.Value32 == nil && len(d.RowPtr) > 0 && d.RowPtr[len(d.RowPtr)-1] == 0 {
 		// An empty matrix may come without a value slice.
 		c := *d
-		c.release = nil
 		c.Value = []float64{}
 		d = &c
 	}
-	if err := checkCSR(d, runtime.GOMAXPROCS(0)); err != nil {
+	if err := csr.Check(d, runtime.GOMAXPROCS(0)); err != nil {
 		return fail("invalid dataset: %v", err)
 	}
 	// Temporary file, fsync, rename, fsync of the folder: internal/atomicfile.
@@ -587,7 +476,7 @@ func encodeCacheHeader(flags uint32, rows, features, nnz, fileSize uint64, secs 
 }
 
 // writeCacheTo writes the cache image of a checked dataset to f.
-func writeCacheTo(f *os.File, d *Dataset) error {
+func writeCacheTo(f *os.File, d *csr.Matrix) error {
 	rows, nnz := uint64(d.Rows), uint64(d.RowPtr[d.Rows])
 	f32, hasQID := d.Value32 != nil, d.QID != nil
 	secs, fileSize := cacheLayout(rows, nnz, f32, hasQID)

@@ -1,4 +1,4 @@
-package dataio
+package cache
 
 import (
 	"bytes"
@@ -13,55 +13,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acfcd/acfcd/io/internal/csr"
+	"github.com/acfcd/acfcd/io/internal/csrtest"
 )
-
-// cnDiff describes the first difference between two datasets, comparing
-// floats bit for bit; "" when they are identical (Source, InputBytes and
-// release are ignored).
-func cnDiff(a, b *Dataset) string {
-	if a.Rows != b.Rows || a.Features != b.Features {
-		return fmt.Sprintf("shape %dx%d vs %dx%d", a.Rows, a.Features, b.Rows, b.Features)
-	}
-	if d := cnDiffSlice("RowPtr", a.RowPtr, b.RowPtr, func(x int64) uint64 { return uint64(x) }); d != "" {
-		return d
-	}
-	if d := cnDiffSlice("Index", a.Index, b.Index, func(x int32) uint64 { return uint64(x) }); d != "" {
-		return d
-	}
-	if (a.Value == nil) != (b.Value == nil) || (a.Value32 == nil) != (b.Value32 == nil) {
-		return fmt.Sprintf("value storage: Value nil %v/%v, Value32 nil %v/%v", a.Value == nil, b.Value == nil, a.Value32 == nil, b.Value32 == nil)
-	}
-	if d := cnDiffSlice("Value", a.Value, b.Value, math.Float64bits); d != "" {
-		return d
-	}
-	if d := cnDiffSlice("Value32", a.Value32, b.Value32, func(x float32) uint64 { return uint64(math.Float32bits(x)) }); d != "" {
-		return d
-	}
-	if d := cnDiffSlice("Label", a.Label, b.Label, math.Float64bits); d != "" {
-		return d
-	}
-	if (a.QID == nil) != (b.QID == nil) {
-		return fmt.Sprintf("QID nil %v vs %v", a.QID == nil, b.QID == nil)
-	}
-	return cnDiffSlice("QID", a.QID, b.QID, func(x int64) uint64 { return uint64(x) })
-}
-
-func cnDiffSlice[T any](name string, a, b []T, bits func(T) uint64) string {
-	if len(a) != len(b) {
-		return fmt.Sprintf("%s: length %d vs %d", name, len(a), len(b))
-	}
-	for i := range a {
-		if bits(a[i]) != bits(b[i]) {
-			return fmt.Sprintf("%s[%d]: %v vs %v", name, i, a[i], b[i])
-		}
-	}
-	return ""
-}
 
 // cnRandomDataset builds a valid random dataset; emptyEvery > 0 makes every
 // such row empty.
-func cnRandomDataset(r *rand.Rand, rows, features int, f32, qid bool, emptyEvery int) *Dataset {
-	d := &Dataset{Rows: rows, Features: features, RowPtr: make([]int64, 1, rows+1), Label: make([]float64, rows)}
+func cnRandomDataset(r *rand.Rand, rows, features int, f32, qid bool, emptyEvery int) *csr.Matrix {
+	d := &csr.Matrix{Rows: rows, Features: features, RowPtr: make([]int64, 1, rows+1), Label: make([]float64, rows)}
 	if f32 {
 		d.Value32 = []float32{}
 	} else {
@@ -93,10 +53,10 @@ func cnRandomDataset(r *rand.Rand, rows, features int, f32, qid bool, emptyEvery
 	return d
 }
 
-func cnWriteTemp(t testing.TB, d *Dataset) string {
+func cnWriteTemp(t testing.TB, d *csr.Matrix) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "data.acf")
-	if err := WriteCache(path, d); err != nil {
+	if err := Write(path, d); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -110,17 +70,17 @@ func TestCacheRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	cases := []struct {
 		name string
-		d    *Dataset
+		d    *csr.Matrix
 	}{
 		{"float64", cnRandomDataset(r, 50, 20, false, false, 0)},
 		{"float32", cnRandomDataset(r, 50, 20, true, false, 0)},
 		{"float64+qid", cnRandomDataset(r, 40, 7, false, true, 0)},
 		{"float32+qid+empty rows", cnRandomDataset(r, 40, 7, true, true, 3)},
 		{"all rows empty", cnRandomDataset(r, 5, 0, false, false, 1)},
-		{"zero rows", &Dataset{RowPtr: []int64{0}, Value: []float64{}, Label: []float64{}}},
-		{"zero rows, nil slices", &Dataset{RowPtr: []int64{0}}},
-		{"largest feature count", &Dataset{Rows: 1, Features: cnBigF, RowPtr: []int64{0, 2}, Index: []int32{0, int32(cnBigF - 1)}, Value: []float64{1, -2}, Label: []float64{1}}},
-		{"features beyond indices", &Dataset{Rows: 1, Features: 1000, RowPtr: []int64{0, 1}, Index: []int32{3}, Value: []float64{1}, Label: []float64{1}}},
+		{"zero rows", &csr.Matrix{RowPtr: []int64{0}, Value: []float64{}, Label: []float64{}}},
+		{"zero rows, nil slices", &csr.Matrix{RowPtr: []int64{0}}},
+		{"largest feature count", &csr.Matrix{Rows: 1, Features: cnBigF, RowPtr: []int64{0, 2}, Index: []int32{0, int32(cnBigF - 1)}, Value: []float64{1, -2}, Label: []float64{1}}},
+		{"features beyond indices", &csr.Matrix{Rows: 1, Features: 1000, RowPtr: []int64{0, 1}, Index: []int32{3}, Value: []float64{1}, Label: []float64{1}}},
 	}
 	for _, tc := range cases {
 		for _, force := range []bool{false, true} {
@@ -131,27 +91,25 @@ func TestCacheRoundTrip(t *testing.T) {
 						cacheForceDecode = force
 						defer func() { cacheForceDecode = false }()
 						path := cnWriteTemp(t, tc.d)
-						got, err := openCache(path, Options{Float32: f32, KeepQID: keep, Threads: 2})
+						got, release, err := Open(path, csr.Options{Float32: f32, KeepQID: keep, Threads: 2})
 						if err != nil {
 							t.Fatal(err)
 						}
-						defer got.Close()
 						want := cnExpected(tc.d, f32, keep)
-						if diff := cnDiff(got, want); diff != "" {
+						if diff := csrtest.Diff(got, want); diff != "" {
 							t.Fatal(diff)
 						}
 						st, _ := os.Stat(path)
-						if got.Source != path || got.InputBytes != st.Size() {
-							t.Errorf("Source %q InputBytes %d, want %q %d", got.Source, got.InputBytes, path, st.Size())
+						if got.InputBytes != st.Size() {
+							t.Errorf("InputBytes %d, want %d", got.InputBytes, st.Size())
 						}
-						if mapped := hostLittleEndian && !force; (got.release != nil) != mapped {
-							t.Errorf("release set %v, want %v (little-endian %v, forced decoding %v)", got.release != nil, mapped, hostLittleEndian, force)
+						if mapped := hostLittleEndian && !force; (release != nil) != mapped {
+							t.Errorf("release set %v, want %v (little-endian %v, forced decoding %v)", release != nil, mapped, hostLittleEndian, force)
 						}
-						if err := got.Close(); err != nil {
-							t.Fatal(err)
-						}
-						if err := got.Close(); err != nil {
-							t.Fatal(err)
+						if release != nil {
+							if err := release(); err != nil {
+								t.Fatal(err)
+							}
 						}
 					})
 				}
@@ -161,9 +119,8 @@ func TestCacheRoundTrip(t *testing.T) {
 }
 
 // cnExpected is what loading d with the given options should produce.
-func cnExpected(d *Dataset, f32, keepQID bool) *Dataset {
+func cnExpected(d *csr.Matrix, f32, keepQID bool) *csr.Matrix {
 	w := *d
-	w.release = nil
 	if w.Index == nil {
 		w.Index = []int32{}
 	}
@@ -203,36 +160,47 @@ func cnSmallCache(t testing.TB) []byte {
 	return b
 }
 
-// cnOpenBytes writes b to a temporary file and opens it as a cache.
-func cnOpenBytes(t testing.TB, dir string, b []byte, opt Options) (*Dataset, string, error) {
+// cnOpen opens a cache with Open and unmaps it when the test ends.
+func cnOpen(t testing.TB, path string, opt csr.Options) (*csr.Matrix, error) {
+	d, release, err := Open(path, opt)
+	if release != nil {
+		t.Cleanup(func() { release() })
+	}
+	return d, err
+}
+
+// cnOpenBytes writes b to a temporary file and opens it as a cache, which
+// it unmaps again at once: the next call rewrites the file.
+func cnOpenBytes(t testing.TB, dir string, b []byte, opt csr.Options) (string, error) {
 	path := filepath.Join(dir, "x.acf")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err := openCache(path, opt)
-	return d, path, err
+	_, release, err := Open(path, opt)
+	if release != nil {
+		release()
+	}
+	return path, err
 }
 
 func TestCacheTruncated(t *testing.T) {
 	full := cnSmallCache(t)
 	dir := t.TempDir()
 	for n := 0; n < len(full); n++ {
-		d, path, err := cnOpenBytes(t, dir, full[:n], Options{KeepQID: true})
+		path, err := cnOpenBytes(t, dir, full[:n], csr.Options{KeepQID: true})
 		if err == nil {
-			d.Close()
 			t.Fatalf("length %d of %d: loaded", n, len(full))
 		}
 		if msg := err.Error(); !strings.HasPrefix(msg, path+": truncated cache: ") {
 			t.Fatalf("length %d: %v", n, err)
 		}
 	}
-	d, _, err := cnOpenBytes(t, dir, full, Options{})
+	_, err := cnOpenBytes(t, dir, full, csr.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Close()
 	// Trailing garbage is corruption too.
-	_, _, err = cnOpenBytes(t, dir, append(full, 0), Options{})
+	_, err = cnOpenBytes(t, dir, append(full, 0), csr.Options{})
 	if err == nil || !strings.Contains(err.Error(), "unexpected bytes after the end") {
 		t.Fatalf("trailing byte: %v", err)
 	}
@@ -261,9 +229,8 @@ func TestCacheCorruptBytes(t *testing.T) {
 		for _, mask := range []byte{0x01, 0x80, 0xff} {
 			b := bytes.Clone(full)
 			b[i] ^= mask
-			d, _, err := cnOpenBytes(t, dir, b, Options{KeepQID: true})
+			_, err := cnOpenBytes(t, dir, b, csr.Options{KeepQID: true})
 			if err == nil {
-				d.Close()
 				t.Fatalf("byte %d (%s) ^ %#x: loaded", i, owner[i], mask)
 			}
 			msg := err.Error()
@@ -323,9 +290,8 @@ func TestCacheBadHeaders(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, tc := range cases {
-		d, path, err := cnOpenBytes(t, dir, tc.b, Options{})
+		path, err := cnOpenBytes(t, dir, tc.b, csr.Options{})
 		if err == nil {
-			d.Close()
 			t.Errorf("%s: loaded", tc.name)
 			continue
 		}
@@ -333,13 +299,13 @@ func TestCacheBadHeaders(t *testing.T) {
 			t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
 		}
 	}
-	if isCache(full[:7]) || !isCache(full[:8]) || isCache([]byte("1 1:1\n")) {
-		t.Error("isCache")
+	if HasMagic(full[:7]) || !HasMagic(full[:8]) || HasMagic([]byte("1 1:1\n")) {
+		t.Error("HasMagic")
 	}
 }
 
-// cnRawCache writes d without WriteCache's checks (valid CRCs, bad data).
-func cnRawCache(t *testing.T, d *Dataset) string {
+// cnRawCache writes d without Write's checks (valid CRCs, bad data).
+func cnRawCache(t *testing.T, d *csr.Matrix) string {
 	path := filepath.Join(t.TempDir(), "raw.acf")
 	f, err := os.Create(path)
 	if err != nil {
@@ -353,13 +319,13 @@ func cnRawCache(t *testing.T, d *Dataset) string {
 }
 
 func TestCacheBadCSR(t *testing.T) {
-	mk := func(features int, rp []int64, idx []int32, val []float64, label []float64) *Dataset {
-		return &Dataset{Rows: len(rp) - 1, Features: features, RowPtr: rp, Index: idx, Value: val, Label: label}
+	mk := func(features int, rp []int64, idx []int32, val []float64, label []float64) *csr.Matrix {
+		return &csr.Matrix{Rows: len(rp) - 1, Features: features, RowPtr: rp, Index: idx, Value: val, Label: label}
 	}
 	nan := math.NaN()
 	cases := []struct {
 		name string
-		d    *Dataset
+		d    *csr.Matrix
 		want string
 	}{
 		{"RowPtr[0]", mk(5, []int64{1, 2}, []int32{0, 1}, []float64{1, 1}, []float64{1}), "RowPtr[0] is 1"},
@@ -372,53 +338,50 @@ func TestCacheBadCSR(t *testing.T) {
 		{"Inf value", mk(5, []int64{0, 1}, []int32{1}, []float64{math.Inf(-1)}, []float64{1}), "row 0: value -Inf is not finite"},
 		{"Inf label", mk(5, []int64{0, 1, 1}, []int32{1}, []float64{1}, []float64{1, math.Inf(1)}), "row 1: label +Inf is not finite"},
 	}
-	f32NaN := &Dataset{Rows: 1, Features: 3, RowPtr: []int64{0, 1}, Index: []int32{2}, Value32: []float32{float32(nan)}, Label: []float64{0}}
+	f32NaN := &csr.Matrix{Rows: 1, Features: 3, RowPtr: []int64{0, 1}, Index: []int32{2}, Value32: []float32{float32(nan)}, Label: []float64{0}}
 	cases = append(cases, struct {
 		name string
-		d    *Dataset
+		d    *csr.Matrix
 		want string
 	}{"float32 NaN", f32NaN, "row 0: value NaN is not finite"})
 	for _, tc := range cases {
 		for _, force := range []bool{false, true} {
 			cacheForceDecode = force
 			path := cnRawCache(t, tc.d)
-			d, err := openCache(path, Options{Threads: 3})
+			_, err := cnOpen(t, path, csr.Options{Threads: 3})
 			cacheForceDecode = false
 			if err == nil {
-				d.Close()
 				t.Errorf("%s: loaded", tc.name)
 				continue
 			}
 			if !strings.Contains(err.Error(), "corrupt cache: "+tc.want) {
 				t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
 			}
-			// WriteCache refuses the same dataset.
-			err = WriteCache(filepath.Join(t.TempDir(), "w.acf"), tc.d)
+			// Write refuses the same matrix.
+			err = Write(filepath.Join(t.TempDir(), "w.acf"), tc.d)
 			if err == nil || !strings.Contains(err.Error(), "invalid dataset: "+tc.want) {
-				t.Errorf("%s: WriteCache: %v", tc.name, err)
+				t.Errorf("%s: Write: %v", tc.name, err)
 			}
 		}
 	}
 }
 
 func TestCacheOptions(t *testing.T) {
-	d := &Dataset{Rows: 1, Features: 4, RowPtr: []int64{0, 1}, Index: []int32{3}, Value: []float64{1e300}, Label: []float64{1}}
+	d := &csr.Matrix{Rows: 1, Features: 4, RowPtr: []int64{0, 1}, Index: []int32{3}, Value: []float64{1e300}, Label: []float64{1}}
 	path := cnWriteTemp(t, d)
-	if _, err := openCache(path, Options{Float32: true}); err == nil || !strings.Contains(err.Error(), "does not fit in float32") {
+	if _, err := cnOpen(t, path, csr.Options{Float32: true}); err == nil || !strings.Contains(err.Error(), "does not fit in float32") {
 		t.Errorf("float32 overflow: %v", err)
 	}
-	if _, err := openCache(path, Options{MaxFeatures: 3}); err == nil || !strings.Contains(err.Error(), "more than the cap of 3 (--max-features") {
+	if _, err := cnOpen(t, path, csr.Options{MaxFeatures: 3}); err == nil || !strings.Contains(err.Error(), "more than the cap of 3 (--max-features") {
 		t.Errorf("MaxFeatures: %v", err)
 	}
-	got, err := openCache(path, Options{MaxFeatures: 4})
-	if err != nil {
+	if _, err := cnOpen(t, path, csr.Options{MaxFeatures: 4}); err != nil {
 		t.Fatal(err)
 	}
-	got.Close()
-	if _, err := openCache(filepath.Join(t.TempDir(), "missing.acf"), Options{}); err == nil {
+	if _, err := cnOpen(t, filepath.Join(t.TempDir(), "missing.acf"), csr.Options{}); err == nil {
 		t.Error("missing file loaded")
 	}
-	if _, err := openCache(t.TempDir(), Options{}); err == nil {
+	if _, err := cnOpen(t, t.TempDir(), csr.Options{}); err == nil {
 		t.Error("directory loaded")
 	}
 }
@@ -428,41 +391,39 @@ func TestCacheWriteAtomic(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "c.acf")
 	old := cnRandomDataset(r, 30, 10, false, false, 0)
-	if err := WriteCache(path, old); err != nil {
+	if err := Write(path, old); err != nil {
 		t.Fatal(err)
 	}
 	oldBytes, _ := os.ReadFile(path)
 
 	// Keep the old cache mapped while it is replaced: the mapping must
 	// still show the old data afterwards.
-	mapped, err := openCache(path, Options{})
+	mapped, err := cnOpen(t, path, csr.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer mapped.Close()
 	repl := cnRandomDataset(r, 20, 5, true, true, 2)
-	if err := WriteCache(path, repl); err != nil {
+	if err := Write(path, repl); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cnDiff(mapped, cnExpected(old, false, false)); diff != "" {
+	if diff := csrtest.Diff(mapped, cnExpected(old, false, false)); diff != "" {
 		t.Fatalf("mapped old cache changed: %s", diff)
 	}
-	got, err := openCache(path, Options{Float32: true, KeepQID: true})
+	got, err := cnOpen(t, path, csr.Options{Float32: true, KeepQID: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cnDiff(got, cnExpected(repl, true, true)); diff != "" {
+	if diff := csrtest.Diff(got, cnExpected(repl, true, true)); diff != "" {
 		t.Fatal(diff)
 	}
-	got.Close()
 
 	// A failed write leaves the target untouched and no temporary file.
-	if err := WriteCache(path, old); err != nil {
+	if err := Write(path, old); err != nil {
 		t.Fatal(err)
 	}
 	bad := cnRandomDataset(r, 10, 5, false, false, 0)
 	bad.Label[3] = math.NaN()
-	if err := WriteCache(path, bad); err == nil {
+	if err := Write(path, bad); err == nil {
 		t.Fatal("wrote a NaN label")
 	}
 	if b, _ := os.ReadFile(path); !bytes.Equal(b, oldBytes) {
@@ -476,17 +437,17 @@ func TestCacheWriteAtomic(t *testing.T) {
 		t.Errorf("mode %v", st.Mode())
 	}
 
-	err = WriteCache(filepath.Join(dir, "no", "such", "dir", "c.acf"), old)
+	err = Write(filepath.Join(dir, "no", "such", "dir", "c.acf"), old)
 	if err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("missing directory: %v", err)
 	}
-	if err := WriteCache(dir, old); err == nil {
+	if err := Write(dir, old); err == nil {
 		t.Error("wrote over a directory")
 	}
-	if err := WriteCache(path, nil); err == nil {
+	if err := Write(path, nil); err == nil {
 		t.Error("wrote nil")
 	}
-	if err := WriteCache(path, &Dataset{Rows: 2, RowPtr: []int64{0, 1}}); err == nil {
+	if err := Write(path, &csr.Matrix{Rows: 2, RowPtr: []int64{0, 1}}); err == nil {
 		t.Error("wrote a malformed dataset")
 	}
 }
@@ -499,7 +460,7 @@ func TestCacheWriteAtomic(t *testing.T) {
 func FuzzCache(f *testing.F) {
 	f.Add(cnSmallCache(f))
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, d := range []*Dataset{
+	for _, d := range []*csr.Matrix{
 		cnRandomDataset(r, 3, 4, true, false, 2),
 		{RowPtr: []int64{0}},
 	} {
@@ -533,12 +494,12 @@ func FuzzCache(f *testing.F) {
 			t.Fatal(err)
 		}
 		// Values as stored, so that what loads can be written back.
-		opt := Options{KeepQID: true, Threads: 2, Float32: len(b) > chFlags && b[chFlags]&cacheFlagFloat32 != 0}
+		opt := csr.Options{KeepQID: true, Threads: 2, Float32: len(b) > chFlags && b[chFlags]&cacheFlagFloat32 != 0}
 		// Through the mapped file, then decoding into fresh slices (the
 		// big-endian path) from memory.
-		var d *Dataset
+		var d *csr.Matrix
 		var err error
-		checkAllocBound(t, len(b), func() { d, err = openCache(path, opt) })
+		csrtest.CheckAllocBound(t, len(b), func() { d, err = cnOpen(t, path, opt) })
 		cacheForceDecode = true
 		d2, _, err2 := decodeCache(path, b, opt)
 		cacheForceDecode = false
@@ -548,14 +509,13 @@ func FuzzCache(f *testing.F) {
 		if err != nil {
 			return
 		}
-		defer d.Close()
-		if err := checkCSR(d, 1); err != nil {
+		if err := csr.Check(d, 1); err != nil {
 			t.Fatalf("loaded an invalid dataset: %v", err)
 		}
-		if err := checkCSR(d2, 1); err != nil {
+		if err := csr.Check(d2, 1); err != nil {
 			t.Fatalf("loaded an invalid dataset: %v", err)
 		}
-		if diff := cnDiff(d, d2); diff != "" {
+		if diff := csrtest.Diff(d, d2); diff != "" {
 			t.Fatalf("mapped and decoded differ: %s", diff)
 		}
 		// The layout is canonical: what loads is written back byte for byte.
@@ -576,10 +536,128 @@ func FuzzCache(f *testing.F) {
 	})
 }
 
+// TestCacheAbsurdHeaderBounded: a cache header that claims absurd counts
+// is rejected, with a message, before anything of that size is allocated.
+func TestCacheAbsurdHeaderBounded(t *testing.T) {
+	full := cnSmallCache(t)
+	le := binary.LittleEndian
+	n := len(full)
+	cases := []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"rows 2^40", cnRewriteHeader(full, func(h []byte) { le.PutUint64(h[chRows:], 1<<40) }),
+			fmt.Sprintf("corrupt cache: 1099511627776 rows cannot fit in %d bytes", n)},
+		{"rows 2^64-1", cnRewriteHeader(full, func(h []byte) { le.PutUint64(h[chRows:], math.MaxUint64) }),
+			fmt.Sprintf("corrupt cache: 18446744073709551615 rows cannot fit in %d bytes", n)},
+		{"nnz 2^40", cnRewriteHeader(full, func(h []byte) { le.PutUint64(h[chNNZ:], 1<<40) }),
+			fmt.Sprintf("corrupt cache: 1099511627776 non-zeros cannot fit in %d bytes", n)},
+		{"features 2^40", cnRewriteHeader(full, func(h []byte) { le.PutUint64(h[chFeatures:], 1<<40) }),
+			"corrupt cache: 1099511627776 features exceeds the int32 index limit"},
+		{"file size 2^40", cnRewriteHeader(full, func(h []byte) { le.PutUint64(h[chFileSize:], 1<<40) }),
+			fmt.Sprintf("truncated cache: file is %d bytes, header says 1099511627776", n)},
+		{"rows and nnz that fit alone", cnRewriteHeader(full, func(h []byte) {
+			le.PutUint64(h[chRows:], uint64(n/8-1))
+			le.PutUint64(h[chNNZ:], uint64(n/4))
+		}), "does not match"},
+		{"flipped header byte", func() []byte { b := bytes.Clone(full); b[chRows] ^= 0x40; return b }(),
+			"corrupt cache: header checksum mismatch"},
+		{"truncated", full[:n/2], fmt.Sprintf("truncated cache: file is %d bytes, header says %d", n/2, n)},
+	}
+	dir := t.TempDir()
+	for _, tc := range cases {
+		path := filepath.Join(dir, "x.acf")
+		if err := os.WriteFile(path, tc.b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if a := csrtest.Allocated(func() { _, err = cnOpen(t, path, csr.Options{}) }); a > 1<<20 {
+			t.Errorf("%s: allocated %d bytes", tc.name, a)
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), path+": ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestWriteFuzzSeeds writes the seed corpus in testdata/fuzz/FuzzCache,
+// small valid and broken caches, when ACFCD_WRITE_SEEDS=1; the files are
+// checked in, and plain `go test` runs them as part of FuzzCache.
+func TestWriteFuzzSeeds(t *testing.T) {
+	if os.Getenv("ACFCD_WRITE_SEEDS") != "1" {
+		t.Skip("set ACFCD_WRITE_SEEDS=1 to rewrite testdata/fuzz")
+	}
+	dir := filepath.Join("testdata", "fuzz", "FuzzCache")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, b []byte) {
+		seed := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(seed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	le := binary.LittleEndian
+	small := cnSmallCache(t)
+	f32 := func() []byte {
+		d := &csr.Matrix{Rows: 2, Features: 4, RowPtr: []int64{0, 2, 3}, Index: []int32{0, 3, 1},
+			Value32: []float32{0.5, -2, 1e30}, Label: []float64{1, -1}, QID: []int64{7, 7}}
+		path := filepath.Join(t.TempDir(), "f32.acf")
+		if err := Write(path, d); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(path)
+		return b
+	}()
+	empty := func() []byte {
+		path := filepath.Join(t.TempDir(), "empty.acf")
+		if err := Write(path, &csr.Matrix{RowPtr: []int64{0}}); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(path)
+		return b
+	}()
+	huge := func() []byte {
+		d := &csr.Matrix{Rows: 1, Features: math.MaxInt32, RowPtr: []int64{0, 1}, Index: []int32{math.MaxInt32 - 1},
+			Value: []float64{1}, Label: []float64{1}}
+		path := filepath.Join(t.TempDir(), "huge.acf")
+		if err := Write(path, d); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(path)
+		return b
+	}()
+	flip := func(b []byte, i int) []byte { b = bytes.Clone(b); b[i] ^= 0x10; return b }
+	secOff := func(b []byte, s int) int { return int(le.Uint64(b[chSections+s*chEntrySize:])) }
+	caches := map[string][]byte{
+		"valid":              small,
+		"valid-float32-qid":  f32,
+		"valid-empty":        empty,
+		"valid-idx-max":      huge,
+		"truncated-header":   small[:100],
+		"truncated-sections": small[:len(small)-9],
+		"flipped-header-crc": flip(small, chHeaderCRC+1),
+		"flipped-index-byte": flip(small, secOff(small, secIndex)+1),
+		"flipped-label-byte": flip(f32, secOff(f32, secLabel)+7),
+		"trailing-byte":      append(bytes.Clone(small), 0),
+		"absurd-rows":        cnRewriteHeader(small, func(h []byte) { le.PutUint64(h[chRows:], 1<<40) }),
+		"absurd-nnz":         cnRewriteHeader(small, func(h []byte) { le.PutUint64(h[chNNZ:], math.MaxUint64) }),
+		"absurd-features":    cnRewriteHeader(small, func(h []byte) { le.PutUint64(h[chFeatures:], 1<<40) }),
+		"absurd-file-size":   cnRewriteHeader(small, func(h []byte) { le.PutUint64(h[chFileSize:], 1<<50) }),
+		"future-version":     cnRewriteHeader(small, func(h []byte) { le.PutUint32(h[chVersion:], 2) }),
+		"magic-only":         []byte(cacheMagic),
+		"garbage":            []byte("ACFCDCSR\x01\x00\x00\x00\xff\xfe\xfd\xfc binary garbage \x00\x00"),
+	}
+	for name, b := range caches {
+		write(name, b)
+	}
+}
+
 // cnBigDataset is about 500 MB of CSR: 1e6 rows, 4e7 non-zeros.
-func cnBigDataset() *Dataset {
+func cnBigDataset() *csr.Matrix {
 	const rows, per = 1_000_000, 40
-	d := &Dataset{Rows: rows, Features: 1 << 20, RowPtr: make([]int64, rows+1),
+	d := &csr.Matrix{Rows: rows, Features: 1 << 20, RowPtr: make([]int64, rows+1),
 		Index: make([]int32, rows*per), Value: make([]float64, rows*per), Label: make([]float64, rows)}
 	r := rand.New(rand.NewPCG(9, 10))
 	k := 0
@@ -599,7 +677,7 @@ func cnBigDataset() *Dataset {
 // BenchmarkOpenCache loads a ~500 MB cache from the page cache and reports
 // GB/s next to the bare CRC-32C speed over the same bytes.
 //
-//	go test ./io/ -run '^$' -bench OpenCache -benchtime 5x
+//	go test ./io/internal/cache -run '^$' -bench OpenCache -benchtime 5x
 func BenchmarkOpenCache(b *testing.B) {
 	d := cnBigDataset()
 	dir, err := os.MkdirTemp("", "acfcd-cache-bench")
@@ -609,7 +687,7 @@ func BenchmarkOpenCache(b *testing.B) {
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "big.acf")
 	t0 := time.Now()
-	if err := WriteCache(path, d); err != nil {
+	if err := Write(path, d); err != nil {
 		b.Fatal(err)
 	}
 	st, _ := os.Stat(path)
@@ -621,17 +699,19 @@ func BenchmarkOpenCache(b *testing.B) {
 	crcSec := time.Since(t0).Seconds()
 	raw = nil
 	b.SetBytes(size)
-	cpu0 := cnCPUSeconds()
+	cpu0 := csrtest.CPUSeconds()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		got, err := openCache(path, Options{})
+		_, release, err := Open(path, csr.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		got.Close()
+		if release != nil {
+			release()
+		}
 	}
 	b.StopTimer()
-	cpu := cnCPUSeconds() - cpu0
+	cpu := csrtest.CPUSeconds() - cpu0
 	b.ReportMetric(float64(size)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 	if cpu > 0 {
 		b.ReportMetric(float64(size)*float64(b.N)/cpu/1e9, "GB/cpu-s")
@@ -660,7 +740,7 @@ func TestCacheMultiPiece(t *testing.T) {
 		t.Skip("builds a 40 MB cache")
 	}
 	const rows, per = 150_000, 20
-	d := &Dataset{Rows: rows, Features: 100_000, RowPtr: make([]int64, rows+1), Index: make([]int32, 0, rows*per),
+	d := &csr.Matrix{Rows: rows, Features: 100_000, RowPtr: make([]int64, rows+1), Index: make([]int32, 0, rows*per),
 		Value: make([]float64, 0, rows*per), Label: make([]float64, rows), QID: make([]int64, rows)}
 	r := rand.New(rand.NewPCG(13, 14))
 	for i := 0; i < rows; i++ {
@@ -678,14 +758,13 @@ func TestCacheMultiPiece(t *testing.T) {
 	}
 	path := cnWriteTemp(t, d)
 	for _, threads := range []int{1, 3} {
-		got, err := openCache(path, Options{KeepQID: true, Threads: threads})
+		got, err := cnOpen(t, path, csr.Options{KeepQID: true, Threads: threads})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cnDiff(got, d); diff != "" {
+		if diff := csrtest.Diff(got, d); diff != "" {
 			t.Fatal(diff)
 		}
-		got.Close()
 	}
 	full, _ := os.ReadFile(path)
 	le := binary.LittleEndian
@@ -695,7 +774,7 @@ func TestCacheMultiPiece(t *testing.T) {
 		b := bytes.Clone(full)
 		n := le.Uint64(full[chSections+s*chEntrySize+8:])
 		b[secOff(s)+n*3/4] ^= 4
-		_, _, err := cnOpenBytes(t, dir, b, Options{Threads: 2})
+		_, err := cnOpenBytes(t, dir, b, csr.Options{Threads: 2})
 		if err == nil || !strings.Contains(err.Error(), cacheSectionNames[s]+" section checksum mismatch") {
 			t.Errorf("%s: %v", cacheSectionNames[s], err)
 		}
@@ -709,7 +788,7 @@ func TestCacheMultiPiece(t *testing.T) {
 	bad.Label = append([]float64(nil), d.Label...)
 	bad.Label[130_000] = math.NaN()
 	for _, threads := range []int{1, 4} {
-		_, err := openCache(cnRawCache(t, &bad), Options{Threads: threads})
+		_, err := cnOpen(t, cnRawCache(t, &bad), csr.Options{Threads: threads})
 		want := "corrupt cache: row 120001: feature indices not strictly increasing"
 		if bad.RowPtr[120_002]-bad.RowPtr[120_001] < 2 {
 			t.Skip("row too short")

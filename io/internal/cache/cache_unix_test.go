@@ -1,12 +1,14 @@
 //go:build unix
 
-package dataio
+package cache
 
 import (
 	"errors"
 	"math/rand/v2"
 	"os"
 	"testing"
+
+	"github.com/acfcd/acfcd/io/internal/csr"
 )
 
 // A cache truncated in place while mapped must give an error, not crash
@@ -31,7 +33,7 @@ func TestCacheShrunkWhileMapped(t *testing.T) {
 					t.Skipf("the fault came without its address (running under an emulator?): %v", r)
 				}
 			}()
-			_, _, err = decodeCacheGuarded(path, mem, Options{Threads: threads})
+			_, _, err = decodeCacheGuarded(path, mem, csr.Options{Threads: threads})
 		}()
 		if !errors.Is(err, errCacheFault) {
 			t.Fatalf("threads %d: %v, want errCacheFault", threads, err)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package dataio
+package cache
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package dataio
+package cache
 
 import "golang.org/x/sys/unix"
 

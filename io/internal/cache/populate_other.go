@@ -1,5 +1,5 @@
 //go:build unix && !linux
 
-package dataio
+package cache
 
 const mapPopulate = 0

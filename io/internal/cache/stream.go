@@ -1,9 +1,10 @@
-package dataio
+package cache
 
 // Streaming cache writer: builds a binary cache (layout in cache.go) row by
 // row, for data that is produced on the fly and never held in memory as a
-// whole. The file it writes is byte-identical to WriteCache of the same
-// dataset.
+// whole. The file it writes is byte-identical to Write of the same matrix.
+// Package io's CacheStreamOptions, CacheStreamWriter and WriteCacheStream
+// are these, documented for its callers.
 
 import (
 	"encoding/binary"
@@ -17,39 +18,24 @@ import (
 	"runtime"
 
 	"github.com/acfcd/acfcd/internal/atomicfile"
+	"github.com/acfcd/acfcd/io/internal/csr"
 )
 
-// CacheStreamOptions shape a cache written by WriteCacheStream.
-type CacheStreamOptions struct {
-	// Features is the least feature count the header records. The header
-	// records the largest of Features, 1 + the largest index written and
-	// the Features of every dataset passed to WriteRows; with 0 it counts
-	// features as the text readers do.
-	Features int
-	// Float32 stores values as float32 (WriteRow rejects a value beyond
-	// float32's range).
-	Float32 bool
-	// KnownShape says that Rows and NNZ are the exact totals that will be
-	// written. Every section is then written in place in the final file,
-	// so the data is written once; more rows or non-zeros than declared
-	// are refused, and WriteCacheStream fails if fewer arrived. Without
-	// it the Index, Value and Label sections go to temporary files beside
-	// the cache and are copied into place at the end, so the data is
-	// written twice (on Linux the copy stays in the kernel).
+// StreamOptions shape a cache written by WriteStream. They are
+// dataio.CacheStreamOptions, documented there, which converts to them.
+type StreamOptions struct {
+	Features   int
+	Float32    bool
 	KnownShape bool
 	Rows       int
 	NNZ        int64
 }
 
-// CacheStreamWriter writes a binary cache row by row in O(1) memory (a few
-// MiB of buffers); WriteCacheStream hands one to its fill function. Rows
-// are checked as WriteCache checks a dataset; a row that fails the check
-// is refused with an error and nothing of it is written, so fill may go on.
-// An I/O error is final: every later call returns it. A CacheStreamWriter
-// is not safe for concurrent use and must not be used after fill returns.
-// It writes no QID section.
-type CacheStreamWriter struct {
-	opt    CacheStreamOptions
+// StreamWriter writes a binary cache row by row in O(1) memory (a few MiB
+// of buffers); WriteStream hands one to its fill function. It is the
+// writer behind dataio.CacheStreamWriter, which documents the contract.
+type StreamWriter struct {
+	opt    StreamOptions
 	spill  [secLabel + 1]*os.File // spill files of the unknown-shape mode
 	spillN [secLabel + 1]string   // their names, while they still have one
 	sink   [secLabel + 1]*sectionSink
@@ -116,15 +102,11 @@ func (s *sectionSink) writeOut(b []byte) error {
 	return err
 }
 
-// WriteCacheStream writes a binary cache to path from the rows that fill
-// passes to the writer, and returns what WriteCache would have written
-// for the same rows, byte for byte. The cache appears at path only when
-// fill returns nil and everything was written, atomically as with
-// WriteCache (internal/atomicfile: a temporary file in the same directory,
-// fsync, rename, fsync of the directory). When fill fails or panics, or
-// writing fails, every temporary file is removed and an existing file at
-// path is left untouched.
-func WriteCacheStream(path string, opt CacheStreamOptions, fill func(w *CacheStreamWriter) error) error {
+// WriteStream writes a binary cache to path from the rows that fill
+// passes to the writer: byte for byte what Write would write for the same
+// rows, and atomically as Write does (dataio.WriteCacheStream has the
+// details).
+func WriteStream(path string, opt StreamOptions, fill func(w *StreamWriter) error) error {
 	if opt.Features < 0 || int64(opt.Features) > cacheMaxFeatures {
 		return fmt.Errorf("write cache %s: feature count %d out of range", path, opt.Features)
 	}
@@ -132,7 +114,7 @@ func WriteCacheStream(path string, opt CacheStreamOptions, fill func(w *CacheStr
 		return fmt.Errorf("write cache %s: negative shape: %d rows, %d non-zeros", path, opt.Rows, opt.NNZ)
 	}
 	return atomicfile.WriteFile(path, func(f *os.File) error {
-		w := &CacheStreamWriter{opt: opt, feats: int64(opt.Features), maxIdx: -1}
+		w := &StreamWriter{opt: opt, feats: int64(opt.Features), maxIdx: -1}
 		defer w.release()
 		if err := w.start(f, path); err != nil {
 			return err
@@ -149,7 +131,7 @@ func WriteCacheStream(path string, opt CacheStreamOptions, fill func(w *CacheStr
 }
 
 // start sets up the section sinks on the (empty) cache file f.
-func (w *CacheStreamWriter) start(f *os.File, path string) error {
+func (w *StreamWriter) start(f *os.File, path string) error {
 	newSink := func(f *os.File, off int64) *sectionSink {
 		return &sectionSink{f: f, off: off, buf: make([]byte, 0, streamBufSize)}
 	}
@@ -179,7 +161,7 @@ func (w *CacheStreamWriter) start(f *os.File, path string) error {
 }
 
 // release closes and removes the spill files; the writer is unusable after.
-func (w *CacheStreamWriter) release() {
+func (w *StreamWriter) release() {
 	w.done = true
 	for s := range w.spill {
 		if w.spill[s] != nil {
@@ -194,13 +176,13 @@ func (w *CacheStreamWriter) release() {
 }
 
 // Rows is the number of rows written so far.
-func (w *CacheStreamWriter) Rows() int { return w.rows }
+func (w *StreamWriter) Rows() int { return w.rows }
 
 // NNZ is the number of non-zeros written so far.
-func (w *CacheStreamWriter) NNZ() int64 { return w.nnz }
+func (w *StreamWriter) NNZ() int64 { return w.nnz }
 
 // usable reports the reason the writer can take no more rows.
-func (w *CacheStreamWriter) usable() error {
+func (w *StreamWriter) usable() error {
 	if w.done {
 		return errors.New("cache stream writer used after its fill function returned")
 	}
@@ -208,7 +190,7 @@ func (w *CacheStreamWriter) usable() error {
 }
 
 // room checks that rows and nnz more fit the declared shape.
-func (w *CacheStreamWriter) room(rows int, nnz int64) error {
+func (w *StreamWriter) room(rows int, nnz int64) error {
 	if !w.opt.KnownShape {
 		return nil
 	}
@@ -220,7 +202,7 @@ func (w *CacheStreamWriter) room(rows int, nnz int64) error {
 
 // WriteRow appends one row: its label, its 0-based feature indices
 // (strictly increasing) and their values.
-func (w *CacheStreamWriter) WriteRow(label float64, index []int32, value []float64) error {
+func (w *StreamWriter) WriteRow(label float64, index []int32, value []float64) error {
 	if err := w.usable(); err != nil {
 		return err
 	}
@@ -230,10 +212,10 @@ func (w *CacheStreamWriter) WriteRow(label float64, index []int32, value []float
 	if math.IsNaN(label) || math.IsInf(label, 0) {
 		return fmt.Errorf("row %d: label %g is not finite", w.rows, label)
 	}
-	if !rowIndicesOK(index, cacheMaxFeatures) {
-		return errors.New(describeBadRow(w.rows, index, cacheMaxFeatures))
+	if !csr.RowIndicesOK(index, cacheMaxFeatures) {
+		return errors.New(csr.DescribeBadRow(w.rows, index, cacheMaxFeatures))
 	}
-	if k := firstNonFinite64(value); k >= 0 {
+	if k := csr.FirstNonFinite64(value); k >= 0 {
 		return fmt.Errorf("row %d: value %g is not finite", w.rows, value[k])
 	}
 	if w.opt.Float32 {
@@ -251,10 +233,10 @@ func (w *CacheStreamWriter) WriteRow(label float64, index []int32, value []float
 	return w.err
 }
 
-// WriteRows appends every row of d, which must be a valid dataset (as
-// WriteCache requires) without QID. d.Features counts as declared
-// features (see CacheStreamOptions.Features).
-func (w *CacheStreamWriter) WriteRows(d *Dataset) error {
+// WriteRows appends every row of d, which must be a valid matrix (as
+// Write requires) without QID. d.Features counts as declared features
+// (see StreamOptions.Features).
+func (w *StreamWriter) WriteRows(d *csr.Matrix) error {
 	if err := w.usable(); err != nil {
 		return err
 	}
@@ -268,14 +250,14 @@ func (w *CacheStreamWriter) WriteRows(d *Dataset) error {
 	if c.Value == nil && c.Value32 == nil && len(c.RowPtr) > 0 && c.RowPtr[len(c.RowPtr)-1] == 0 {
 		c.Value = []float64{}
 	}
-	if err := checkCSR(&c, 1); err != nil {
+	if err := csr.Check(&c, 1); err != nil {
 		return fmt.Errorf("rows %d..: %v", w.rows, err)
 	}
 	nnz := c.RowPtr[c.Rows]
 	if w.opt.Float32 && c.Value != nil {
 		for i, v := range c.Value {
 			if math.IsInf(float64(float32(v)), 0) {
-				return fmt.Errorf("row %d: value %g does not fit in float32", w.rows+rowOf(c.RowPtr, int64(i)), v)
+				return fmt.Errorf("row %d: value %g does not fit in float32", w.rows+csr.RowOf(c.RowPtr, int64(i)), v)
 			}
 		}
 	}
@@ -308,7 +290,7 @@ func (w *CacheStreamWriter) WriteRows(d *Dataset) error {
 
 // appendRows writes checked rows: their RowPtr entries (absolute), indices,
 // values (one of v64, v32) and labels.
-func (w *CacheStreamWriter) appendRows(rows int, rp []int64, idx []int32, v64 []float64, v32 []float32, label []float64) {
+func (w *StreamWriter) appendRows(rows int, rp []int64, idx []int32, v64 []float64, v32 []float32, label []float64) {
 	put := func(s int, b []byte) {
 		if w.err == nil {
 			if err := w.sink[s].put(b); err != nil {
@@ -370,7 +352,7 @@ func maxRowEnd(rp []int64, idx []int32, base int64) int32 {
 
 // putElems writes s little-endian to section sec: straight from memory on
 // little-endian hosts, through the conversion buffer otherwise.
-func putElems[T int64 | int32 | float64 | float32](w *CacheStreamWriter, sec int, s []T, put func(int, []byte)) {
+func putElems[T int64 | int32 | float64 | float32](w *StreamWriter, sec int, s []T, put func(int, []byte)) {
 	if hostLittleEndian {
 		put(sec, bytesView(s))
 		return
@@ -387,7 +369,7 @@ func putElems[T int64 | int32 | float64 | float32](w *CacheStreamWriter, sec int
 
 // finish completes the cache image in f: the sections still buffered or
 // spilled, and the header.
-func (w *CacheStreamWriter) finish(f *os.File) error {
+func (w *StreamWriter) finish(f *os.File) error {
 	w.done = true
 	if w.opt.KnownShape && (w.rows != w.opt.Rows || w.nnz != w.opt.NNZ) {
 		return fmt.Errorf("wrote %d rows and %d non-zeros, declared %d and %d", w.rows, w.nnz, w.opt.Rows, w.opt.NNZ)

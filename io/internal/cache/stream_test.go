@@ -1,4 +1,4 @@
-package dataio
+package cache
 
 import (
 	"bytes"
@@ -9,12 +9,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acfcd/acfcd/io/internal/csr"
+	"github.com/acfcd/acfcd/io/internal/csrtest"
 )
 
 // csRows is rows [a, b) of d as a dataset of their own.
-func csRows(d *Dataset, a, b int) *Dataset {
+func csRows(d *csr.Matrix, a, b int) *csr.Matrix {
 	p, q := d.RowPtr[a], d.RowPtr[b]
-	c := &Dataset{Rows: b - a, Features: d.Features, Index: d.Index[p:q], Label: d.Label[a:b]}
+	c := &csr.Matrix{Rows: b - a, Features: d.Features, Index: d.Index[p:q], Label: d.Label[a:b]}
 	for _, x := range d.RowPtr[a : b+1] {
 		c.RowPtr = append(c.RowPtr, x-p)
 	}
@@ -27,7 +30,7 @@ func csRows(d *Dataset, a, b int) *Dataset {
 }
 
 // csRowValues is row i's values as float64.
-func csRowValues(d *Dataset, i int) []float64 {
+func csRowValues(d *csr.Matrix, i int) []float64 {
 	p, q := d.RowPtr[i], d.RowPtr[i+1]
 	if d.Value != nil {
 		return d.Value[p:q]
@@ -52,12 +55,12 @@ func csNoTemps(t *testing.T, dir string, keep ...string) {
 	}
 }
 
-// TestCacheStreamMatchesWriteCache: row by row, in blocks, with the shape
-// known or not, the streamed cache is byte-identical to WriteCache's.
-func TestCacheStreamMatchesWriteCache(t *testing.T) {
+// TestCacheStreamMatchesWrite: row by row, in blocks, with the shape
+// known or not, the streamed cache is byte-identical to Write's.
+func TestCacheStreamMatchesWrite(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	big := cnRandomDataset(r, 3000, 300, false, false, 7) // sections beyond the 1 MiB buffers
-	datasets := map[string]*Dataset{
+	datasets := map[string]*csr.Matrix{
 		"random":    cnRandomDataset(r, 200, 40, false, false, 0),
 		"empty-row": cnRandomDataset(r, 50, 9, false, false, 3),
 		"float32":   cnRandomDataset(r, 120, 30, true, false, 5),
@@ -76,11 +79,11 @@ func TestCacheStreamMatchesWriteCache(t *testing.T) {
 			for _, mode := range []string{"rows", "blocks", "whole"} {
 				dir := t.TempDir()
 				path := filepath.Join(dir, "s.acf")
-				opt := CacheStreamOptions{Features: d.Features, Float32: f32, KnownShape: known, Rows: d.Rows, NNZ: d.NNZ()}
+				opt := StreamOptions{Features: d.Features, Float32: f32, KnownShape: known, Rows: d.Rows, NNZ: d.RowPtr[d.Rows]}
 				if mode != "rows" {
 					opt.Features = 0 // the blocks declare it
 				}
-				err := WriteCacheStream(path, opt, func(w *CacheStreamWriter) error {
+				err := WriteStream(path, opt, func(w *StreamWriter) error {
 					switch mode {
 					case "rows":
 						for i := 0; i < d.Rows; i++ {
@@ -103,7 +106,7 @@ func TestCacheStreamMatchesWriteCache(t *testing.T) {
 					case "whole":
 						return w.WriteRows(d)
 					}
-					if w.Rows() != d.Rows || w.NNZ() != d.NNZ() {
+					if w.Rows() != d.Rows || w.NNZ() != d.RowPtr[d.Rows] {
 						t.Errorf("%s: writer counts %d rows %d nnz", name, w.Rows(), w.NNZ())
 					}
 					return nil
@@ -116,17 +119,16 @@ func TestCacheStreamMatchesWriteCache(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(got, want) {
-					t.Errorf("%s known=%v %s: %d bytes differ from WriteCache's %d", name, known, mode, len(got), len(want))
+					t.Errorf("%s known=%v %s: %d bytes differ from Write's %d", name, known, mode, len(got), len(want))
 				}
 				csNoTemps(t, dir, "s.acf")
-				l, err := Load(path, Options{Float32: f32})
+				l, err := cnOpen(t, path, csr.Options{Float32: f32})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if diff := cnDiff(l, cnExpected(d, f32, false)); diff != "" {
+				if diff := csrtest.Diff(l, cnExpected(d, f32, false)); diff != "" {
 					t.Errorf("%s: loaded: %s", name, diff)
 				}
-				l.Close()
 			}
 		}
 	}
@@ -139,12 +141,12 @@ func TestCacheStreamConvertsValues(t *testing.T) {
 	d32 := cnRandomDataset(r, 80, 20, true, false, 4)
 	d64 := cnExpected(d32, false, false)
 	for _, c := range []struct {
-		in, want *Dataset
+		in, want *csr.Matrix
 		f32      bool
 	}{{d32, d64, false}, {d64, d32, true}} {
 		want, _ := os.ReadFile(cnWriteTemp(t, c.want))
 		path := filepath.Join(t.TempDir(), "c.acf")
-		err := WriteCacheStream(path, CacheStreamOptions{Float32: c.f32}, func(w *CacheStreamWriter) error {
+		err := WriteStream(path, StreamOptions{Float32: c.f32}, func(w *StreamWriter) error {
 			if err := w.WriteRows(csRows(c.in, 0, 30)); err != nil {
 				return err
 			}
@@ -160,7 +162,7 @@ func TestCacheStreamConvertsValues(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
-			t.Errorf("float32=%v: bytes differ from WriteCache", c.f32)
+			t.Errorf("float32=%v: bytes differ from Write", c.f32)
 		}
 	}
 }
@@ -170,15 +172,15 @@ func TestCacheStreamConvertsValues(t *testing.T) {
 func TestCacheStreamRejects(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "c.acf")
-	old := &Dataset{Rows: 1, Features: 3, RowPtr: []int64{0, 1}, Index: []int32{2}, Value: []float64{4}, Label: []float64{1}}
-	if err := WriteCache(path, old); err != nil {
+	old := &csr.Matrix{Rows: 1, Features: 3, RowPtr: []int64{0, 1}, Index: []int32{2}, Value: []float64{4}, Label: []float64{1}}
+	if err := Write(path, old); err != nil {
 		t.Fatal(err)
 	}
 	oldBytes, _ := os.ReadFile(path)
 
-	var leaked *CacheStreamWriter
-	good := &Dataset{Rows: 2, Features: 6, RowPtr: []int64{0, 2, 3}, Index: []int32{0, 5, 1}, Value32: []float32{1, 2, 3}, Label: []float64{-1, 1}}
-	err := WriteCacheStream(path, CacheStreamOptions{Float32: true}, func(w *CacheStreamWriter) error {
+	var leaked *StreamWriter
+	good := &csr.Matrix{Rows: 2, Features: 6, RowPtr: []int64{0, 2, 3}, Index: []int32{0, 5, 1}, Value32: []float32{1, 2, 3}, Label: []float64{-1, 1}}
+	err := WriteStream(path, StreamOptions{Float32: true}, func(w *StreamWriter) error {
 		leaked = w
 		for _, c := range []struct {
 			label float64
@@ -198,10 +200,10 @@ func TestCacheStreamRejects(t *testing.T) {
 				t.Errorf("%v %v %v: %v, want %q", c.label, c.idx, c.val, err, c.want)
 			}
 		}
-		if err := w.WriteRows(&Dataset{Rows: 1, Features: 2, RowPtr: []int64{0, 1}, Index: []int32{2}, Value: []float64{1}, Label: []float64{1}}); err == nil {
+		if err := w.WriteRows(&csr.Matrix{Rows: 1, Features: 2, RowPtr: []int64{0, 1}, Index: []int32{2}, Value: []float64{1}, Label: []float64{1}}); err == nil {
 			t.Error("index beyond the block's Features accepted")
 		}
-		if err := w.WriteRows(&Dataset{Rows: 1, Features: 2, RowPtr: []int64{0, 0}, Value: []float64{}, Label: []float64{1}, QID: []int64{4}}); err == nil {
+		if err := w.WriteRows(&csr.Matrix{Rows: 1, Features: 2, RowPtr: []int64{0, 0}, Value: []float64{}, Label: []float64{1}, QID: []int64{4}}); err == nil {
 			t.Error("QID accepted")
 		}
 		// The writer is still usable: the good rows make the cache.
@@ -218,17 +220,17 @@ func TestCacheStreamRejects(t *testing.T) {
 	}
 	want, _ := os.ReadFile(cnWriteTemp(t, good))
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
-		t.Error("cache after refused rows differs from WriteCache of the good rows")
+		t.Error("cache after refused rows differs from Write of the good rows")
 	}
 	if err := leaked.WriteRow(1, nil, nil); err == nil {
 		t.Error("WriteRow after fill returned succeeded")
 	}
-	if err := WriteCache(path, old); err != nil {
+	if err := Write(path, old); err != nil {
 		t.Fatal(err)
 	}
 
 	// Known shape: too many rows or non-zeros are refused, too few fail.
-	err = WriteCacheStream(path, CacheStreamOptions{KnownShape: true, Rows: 2, NNZ: 2}, func(w *CacheStreamWriter) error {
+	err = WriteStream(path, StreamOptions{KnownShape: true, Rows: 2, NNZ: 2}, func(w *StreamWriter) error {
 		if err := w.WriteRow(1, []int32{0, 1, 2}, []float64{1, 1, 1}); err == nil || !strings.Contains(err.Error(), "declared") {
 			t.Errorf("too many non-zeros: %v", err)
 		}
@@ -252,7 +254,7 @@ func TestCacheStreamRejects(t *testing.T) {
 					err = r.(error)
 				}
 			}()
-			err = WriteCacheStream(path, CacheStreamOptions{KnownShape: known, Rows: 1, NNZ: 1}, func(w *CacheStreamWriter) error {
+			err = WriteStream(path, StreamOptions{KnownShape: known, Rows: 1, NNZ: 1}, func(w *StreamWriter) error {
 				if err := w.WriteRow(1, []int32{0}, []float64{1}); err != nil {
 					t.Fatal(err)
 				}
@@ -271,14 +273,14 @@ func TestCacheStreamRejects(t *testing.T) {
 		csNoTemps(t, dir, "c.acf")
 	}
 
-	noop := func(*CacheStreamWriter) error { return nil }
-	if err := WriteCacheStream(filepath.Join(dir, "no", "c.acf"), CacheStreamOptions{}, noop); err == nil || !strings.Contains(err.Error(), "does not exist") {
+	noop := func(*StreamWriter) error { return nil }
+	if err := WriteStream(filepath.Join(dir, "no", "c.acf"), StreamOptions{}, noop); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("missing directory: %v", err)
 	}
-	if err := WriteCacheStream(dir, CacheStreamOptions{}, noop); err == nil {
+	if err := WriteStream(dir, StreamOptions{}, noop); err == nil {
 		t.Error("cache over a directory")
 	}
-	if err := WriteCacheStream(path, CacheStreamOptions{Features: -1}, noop); err == nil {
+	if err := WriteStream(path, StreamOptions{Features: -1}, noop); err == nil {
 		t.Error("negative features accepted")
 	}
 }
@@ -287,12 +289,12 @@ func TestCacheStreamRejects(t *testing.T) {
 // big-endian hosts use.
 func TestCacheStreamEncodes(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
-	for _, d := range []*Dataset{cnRandomDataset(r, 60, 20, false, false, 4), cnRandomDataset(r, 60, 20, true, false, 0)} {
+	for _, d := range []*csr.Matrix{cnRandomDataset(r, 60, 20, false, false, 4), cnRandomDataset(r, 60, 20, true, false, 0)} {
 		want, _ := os.ReadFile(cnWriteTemp(t, d))
 		path := filepath.Join(t.TempDir(), "e.acf")
 		saved := hostLittleEndian
 		hostLittleEndian = false
-		err := WriteCacheStream(path, CacheStreamOptions{Float32: d.Value32 != nil}, func(w *CacheStreamWriter) error {
+		err := WriteStream(path, StreamOptions{Float32: d.Value32 != nil}, func(w *StreamWriter) error {
 			if err := w.WriteRows(csRows(d, 0, 25)); err != nil {
 				return err
 			}
@@ -309,7 +311,7 @@ func TestCacheStreamEncodes(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
-			t.Errorf("float32=%v: bytes differ from WriteCache", d.Value32 != nil)
+			t.Errorf("float32=%v: bytes differ from Write", d.Value32 != nil)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package dataio
+package cache
 
 // Verification of a mapped cache at about checksum speed: every section is
 // cut into pieces of a few MB that are checksummed in parallel (the piece
@@ -14,7 +14,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"unsafe"
+
+	"github.com/acfcd/acfcd/io/internal/csr"
 )
 
 // crc32cPow2[k] is x^(2^k) mod P for the CRC-32C polynomial P.
@@ -250,7 +251,7 @@ func (v *cacheVerifier) do(t *verifyTask) {
 			base := v.secs[secIndex].off
 			t.crc = crc32.Update(t.crc, castagnoli, v.mem[base+uint64(a)*4:base+uint64(b)*4])
 			if t.err == nil {
-				if row, msg := checkIndexRows(v.rp, v.idx, r, r1, v.feats); msg != "" {
+				if row, msg := csr.CheckIndexRows(v.rp, v.idx, r, r1, v.feats); msg != "" {
 					fail(row, "%s", msg)
 				}
 			}
@@ -277,125 +278,24 @@ func (v *cacheVerifier) do(t *verifyTask) {
 		case secValue:
 			if v.v64 != nil {
 				e0, e1 := int((a-base)/8), int((b-base)/8)
-				if k := firstNonFinite64(v.v64[e0:e1]); k >= 0 {
-					row := rowOf(v.rp, int64(e0+k))
+				if k := csr.FirstNonFinite64(v.v64[e0:e1]); k >= 0 {
+					row := csr.RowOf(v.rp, int64(e0+k))
 					fail(row, "row %d: value %g is not finite", row, v.v64[e0+k])
 				}
 			} else {
 				e0, e1 := int((a-base)/4), int((b-base)/4)
-				if k := firstNonFinite32(v.v32[e0:e1]); k >= 0 {
-					row := rowOf(v.rp, int64(e0+k))
+				if k := csr.FirstNonFinite32(v.v32[e0:e1]); k >= 0 {
+					row := csr.RowOf(v.rp, int64(e0+k))
 					fail(row, "row %d: value %g is not finite", row, v.v32[e0+k])
 				}
 			}
 		case secLabel:
 			e0, e1 := int((a-base)/8), int((b-base)/8)
-			if k := firstNonFinite64(v.label[e0:e1]); k >= 0 {
+			if k := csr.FirstNonFinite64(v.label[e0:e1]); k >= 0 {
 				fail(e0+k, "row %d: label %g is not finite", e0+k, v.label[e0+k])
 			}
 		}
 	}
-}
-
-// checkIndexRows checks that the indices of rows [r0, r1) are strictly
-// increasing, non-negative and below features. rp must be valid for idx.
-func checkIndexRows(rp []int64, idx []int32, r0, r1 int, features int64) (row int, msg string) {
-	for i := r0; i < r1; i++ {
-		if ri := idx[rp[i]:rp[i+1]]; !rowIndicesOK(ri, features) {
-			return i, describeBadRow(i, ri, features)
-		}
-	}
-	return -1, ""
-}
-
-// rowIndicesOK is the branch-free test behind checkIndexRows: x-prev-1 is
-// negative exactly when x <= prev (in int64, without overflow).
-func rowIndicesOK(ri []int32, features int64) bool {
-	prev, bad := int64(-1), int64(0)
-	for ; len(ri) >= 4; ri = ri[4:] {
-		a, b, c, d := int64(ri[0]), int64(ri[1]), int64(ri[2]), int64(ri[3])
-		bad |= (a - prev - 1) | (b - a - 1) | (c - b - 1) | (d - c - 1)
-		prev = d
-	}
-	for _, j := range ri {
-		bad |= int64(j) - prev - 1
-		prev = int64(j)
-	}
-	return bad >= 0 && prev < features
-}
-
-func describeBadRow(i int, ri []int32, features int64) string {
-	prev := int64(-1)
-	for _, j := range ri {
-		switch {
-		case j < 0:
-			return fmt.Sprintf("row %d: negative feature index %d", i, j)
-		case int64(j) <= prev:
-			return fmt.Sprintf("row %d: feature indices not strictly increasing (%d after %d)", i, j, prev)
-		case int64(j) >= features:
-			return fmt.Sprintf("row %d: feature index %d is not below the feature count %d", i, j, features)
-		}
-		prev = int64(j)
-	}
-	return fmt.Sprintf("row %d: bad feature indices", i)
-}
-
-// firstNonFinite64 is the position of the first NaN or ±Inf in s, or -1.
-func firstNonFinite64(s []float64) int {
-	if len(s) == 0 {
-		return -1
-	}
-	u := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
-	const e, one = 0x7ff << 52, 1 << 52
-	for b := 0; b < len(u); b += 512 {
-		blk := u[b:min(b+512, len(u))]
-		// x&e + 1<<52 carries into bit 63 exactly when the exponent is all
-		// ones (NaN or ±Inf).
-		var bad uint64
-		i := 0
-		for ; i+4 <= len(blk); i += 4 {
-			bad |= (blk[i]&e + one) | (blk[i+1]&e + one) | (blk[i+2]&e + one) | (blk[i+3]&e + one)
-		}
-		for ; i < len(blk); i++ {
-			bad |= blk[i]&e + one
-		}
-		if bad>>63 != 0 {
-			for i, x := range blk {
-				if x&e == e {
-					return b + i
-				}
-			}
-		}
-	}
-	return -1
-}
-
-// firstNonFinite32 is the position of the first NaN or ±Inf in s, or -1.
-func firstNonFinite32(s []float32) int {
-	if len(s) == 0 {
-		return -1
-	}
-	u := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
-	const e, one = 0xff << 23, 1 << 23
-	for b := 0; b < len(u); b += 512 {
-		blk := u[b:min(b+512, len(u))]
-		var bad uint32
-		i := 0
-		for ; i+4 <= len(blk); i += 4 {
-			bad |= (blk[i]&e + one) | (blk[i+1]&e + one) | (blk[i+2]&e + one) | (blk[i+3]&e + one)
-		}
-		for ; i < len(blk); i++ {
-			bad |= blk[i]&e + one
-		}
-		if bad>>31 != 0 {
-			for i, x := range blk {
-				if x&e == e {
-					return b + i
-				}
-			}
-		}
-	}
-	return -1
 }
 
 func verifyThreads(n int) int {

@@ -1,6 +1,5 @@
-package dataio
-
-// NDJSON input: one training example per line.
+// Package ndjson reads NDJSON input for package io: one training example
+// per line.
 //
 //	{"label": 1, "features": {"3": 0.5, "17": 1}}
 //	{"label": -1, "features": {"17": 2.5e-3, "4": -1}, "qid": 7}
@@ -18,8 +17,8 @@ package dataio
 //     and whose values are JSON numbers. Keys may come in any order; each
 //     row is sorted by index. The same feature twice in a row is an error.
 //   - "qid" (optional): a JSON integer (no fraction or exponent) that fits
-//     in int64. With Options.KeepQID, Dataset.QID holds it for every row
-//     when any row has one, and 0 for rows without.
+//     in int64. With Options.KeepQID, the dataset's QID holds it for every
+//     row when any row has one, and 0 for rows without.
 //   - Any other key is an error, as is any key given twice.
 //
 // Numbers follow JSON's grammar (no NaN, Infinity, hex, leading '+' or
@@ -27,8 +26,8 @@ package dataio
 // one that underflows becomes 0. Negative zero is stored as 0. With
 // Options.Float32 a value is parsed as float64 and then rounded to float32;
 // values beyond float32's range are errors. Indices beyond the int32 range
-// or beyond Options.MaxFeatures are errors. Dataset.Features is 1 + the
-// largest 0-based index. Errors are *ParseError with file:line:column
+// or beyond Options.MaxFeatures are errors. The feature count is 1 + the
+// largest 0-based index. Errors are *csr.ParseError with file:line:column
 // (column 0, i.e. file:line, for a duplicate feature found after sorting).
 //
 // Two parsers implement this and produce bit-identical datasets: a
@@ -39,6 +38,7 @@ package dataio
 // scanner, which reports the error (for any input both paths give the same
 // error). Input is first cut into chunks at line boundaries that are parsed
 // in parallel (Options.Threads) and then concatenated.
+package ndjson
 
 import (
 	"bytes"
@@ -51,6 +51,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/acfcd/acfcd/io/internal/csr"
 )
 
 // Which NDJSON parser to use; tests set ndjsonPath.
@@ -68,7 +70,7 @@ var ndjsonFallbacks atomic.Int64
 // ndjsonChunkBytes bounds a chunk's size; tests lower it.
 var ndjsonChunkBytes = 4 << 20
 
-// ndjsonUseSIMD reports whether parseNDJSON will use simdjson.
+// ndjsonUseSIMD reports whether Parse will use simdjson.
 func ndjsonUseSIMD() bool {
 	switch ndjsonPath {
 	case ndjsonScalar:
@@ -77,10 +79,12 @@ func ndjsonUseSIMD() bool {
 	return simdAvailable()
 }
 
-// parseNDJSON parses NDJSON examples held in data (see the schema above).
-func parseNDJSON(name string, data []byte, opt Options) (*Dataset, error) {
+// Parse parses NDJSON examples held in data (see the schema above), named
+// name in messages. Errors are *csr.ParseError, or *csr.NoDataError for an
+// input without examples.
+func Parse(name string, data []byte, opt csr.Options) (*csr.Matrix, error) {
 	if len(data) == 0 {
-		return nil, fmt.Errorf("%s: empty file: %w", name, ErrNoData)
+		return nil, &csr.NoDataError{Name: name, What: "empty file"}
 	}
 	inBytes := int64(len(data))
 	// A UTF-8 byte order mark may precede the first line (RFC 8259 lets
@@ -194,11 +198,11 @@ type ndChunk struct {
 	qid    []int64 // one per row with Options.KeepQID (0 when absent)
 	nQID   int     // rows that had a "qid"
 	maxIdx int64   // largest 0-based index, -1 if none
-	err    *ParseError
+	err    *csr.ParseError
 }
 
-// ndjsonMerge concatenates the chunks into one Dataset.
-func ndjsonMerge(name string, inBytes int64, res []ndChunk, opt Options, threads int) (*Dataset, error) {
+// ndjsonMerge concatenates the chunks into one Matrix.
+func ndjsonMerge(name string, inBytes int64, res []ndChunk, opt csr.Options, threads int) (*csr.Matrix, error) {
 	var rows, nnz int64
 	nQID, maxIdx := 0, int64(-1)
 	for k := range res {
@@ -208,9 +212,9 @@ func ndjsonMerge(name string, inBytes int64, res []ndChunk, opt Options, threads
 		maxIdx = max(maxIdx, res[k].maxIdx)
 	}
 	if rows == 0 {
-		return nil, fmt.Errorf("%s: no examples, only blank lines: %w", name, ErrNoData)
+		return nil, &csr.NoDataError{Name: name, What: "no examples, only blank lines"}
 	}
-	d := &Dataset{Rows: int(rows), Features: int(maxIdx + 1), Source: name, InputBytes: inBytes}
+	d := &csr.Matrix{Rows: int(rows), Features: int(maxIdx + 1), InputBytes: inBytes}
 	if len(res) == 1 {
 		c := &res[0]
 		d.RowPtr, d.Index, d.Value, d.Value32, d.Label = c.rowPtr, c.index, c.val, c.val32, c.label
@@ -285,7 +289,7 @@ type ndBuilder struct {
 	sorted   bool  // the row's indices so far are strictly increasing
 }
 
-func newNDBuilder(c *ndChunk, opt Options, chunk []byte) ndBuilder {
+func newNDBuilder(c *ndChunk, opt csr.Options, chunk []byte) ndBuilder {
 	*c = ndChunk{maxIdx: -1}
 	// Capacities estimated from the first 64 KB (a ':' per key, so per
 	// feature, and a newline per row); appends grow them when short.
@@ -301,7 +305,7 @@ func newNDBuilder(c *ndChunk, opt Options, chunk []byte) ndBuilder {
 	} else {
 		c.val = make([]float64, 0, nnz)
 	}
-	b := ndBuilder{c: c, zeroBased: opt.ZeroBased, f32: opt.Float32, keepQID: opt.KeepQID, maxIdx0: maxFeatures - 1}
+	b := ndBuilder{c: c, zeroBased: opt.ZeroBased, f32: opt.Float32, keepQID: opt.KeepQID, maxIdx0: csr.MaxFeatures - 1}
 	if opt.MaxFeatures > 0 && int64(opt.MaxFeatures)-1 < b.maxIdx0 {
 		b.maxIdx0, b.capByOpt = int64(opt.MaxFeatures)-1, true
 	}
@@ -342,7 +346,7 @@ func (b *ndBuilder) indexSlow(key []byte) (int32, string) {
 	var x uint64
 	for _, c := range key {
 		if c < '0' || c > '9' {
-			return 0, fmt.Sprintf("feature key %s is not a feature number (decimal digits)", quote(key))
+			return 0, fmt.Sprintf("feature key %s is not a feature number (decimal digits)", csr.Quote(key))
 		}
 		if x <= math.MaxInt64/10 {
 			x = x*10 + uint64(c-'0')
@@ -362,7 +366,7 @@ func (b *ndBuilder) indexSlow(key []byte) (int32, string) {
 			return 0, fmt.Sprintf("feature index %s exceeds the cap of %d features (--max-features, Options.MaxFeatures; raise it to at least %d to read this file)",
 				bytes.TrimLeft(key, "0"), b.maxIdx0+1, idx0+1)
 		}
-		return 0, fmt.Sprintf("feature index %s is too large (at most %d features are supported)", bytes.TrimLeft(key, "0"), maxFeatures)
+		return 0, fmt.Sprintf("feature index %s is too large (at most %d features are supported)", bytes.TrimLeft(key, "0"), csr.MaxFeatures)
 	}
 	return int32(idx0), ""
 }
@@ -463,13 +467,13 @@ type ndScanner struct {
 	ls     int // start of the current line
 	line   int // 1-based, within the chunk
 	keyBuf []byte
-	err    *ParseError
+	err    *csr.ParseError
 }
 
 // errAt records an error at byte position pos of the current line.
 func (s *ndScanner) errAt(pos int, format string, a ...any) bool {
 	if s.err == nil {
-		s.err = &ParseError{Line: s.line, Column: pos - s.ls + 1, Msg: fmt.Sprintf(format, a...)}
+		s.err = &csr.ParseError{Line: s.line, Column: pos - s.ls + 1, Msg: fmt.Sprintf(format, a...)}
 	}
 	return false
 }
@@ -495,7 +499,7 @@ func (s *ndScanner) ws() {
 
 // parse parses a chunk that starts at a line start. Line numbers in the
 // error are relative to the chunk.
-func (s *ndScanner) parse(data []byte) *ParseError {
+func (s *ndScanner) parse(data []byte) *csr.ParseError {
 	s.d, s.i, s.ls, s.line, s.err = data, 0, 0, 1, nil
 	for s.i < len(s.d) {
 		s.ls = s.i
@@ -562,7 +566,7 @@ func (s *ndScanner) example() bool {
 			}
 			s.ws()
 			if s.peek() != ':' {
-				return s.errAt(s.i, "expected ':' after key %s, found %s", quote(key), s.unexpected())
+				return s.errAt(s.i, "expected ':' after key %s, found %s", csr.Quote(key), s.unexpected())
 			}
 			s.i++
 			s.ws()
@@ -578,7 +582,7 @@ func (s *ndScanner) example() bool {
 					return false
 				}
 				if math.IsInf(v, 0) {
-					return s.errAt(vpos, "label %s is not a finite number", quote(s.d[vpos:s.i]))
+					return s.errAt(vpos, "label %s is not a finite number", csr.Quote(s.d[vpos:s.i]))
 				}
 				label = v
 			case "qid":
@@ -593,11 +597,11 @@ func (s *ndScanner) example() bool {
 				}
 				tok := s.d[vpos:s.i]
 				if !isInt {
-					return s.errAt(vpos, "qid %s is not an integer", quote(tok))
+					return s.errAt(vpos, "qid %s is not an integer", csr.Quote(tok))
 				}
-				q, err := strconv.ParseInt(bstr(tok), 10, 64)
+				q, err := strconv.ParseInt(csr.StringView(tok), 10, 64)
 				if err != nil {
-					return s.errAt(vpos, "qid %s is out of the int64 range", quote(tok))
+					return s.errAt(vpos, "qid %s is out of the int64 range", csr.Quote(tok))
 				}
 				qid = q
 			case "features":
@@ -609,7 +613,7 @@ func (s *ndScanner) example() bool {
 					return false
 				}
 			default:
-				return s.errAt(kpos, `unknown key %s (an example has only "label", "features" and "qid")`, quote(key))
+				return s.errAt(kpos, `unknown key %s (an example has only "label", "features" and "qid")`, csr.Quote(key))
 			}
 			s.ws()
 			c := s.peek()
@@ -636,7 +640,7 @@ func (s *ndScanner) example() bool {
 		if !s.b.zeroBased {
 			dup++
 		}
-		s.err = &ParseError{Line: s.line, Msg: fmt.Sprintf("duplicate feature %d", dup)}
+		s.err = &csr.ParseError{Line: s.line, Msg: fmt.Sprintf("duplicate feature %d", dup)}
 		return false
 	}
 	return true
@@ -668,7 +672,7 @@ func (s *ndScanner) features() bool {
 		}
 		s.ws()
 		if s.peek() != ':' {
-			return s.errAt(s.i, "expected ':' after feature key %s, found %s", quote(key), s.unexpected())
+			return s.errAt(s.i, "expected ':' after feature key %s, found %s", csr.Quote(key), s.unexpected())
 		}
 		s.i++
 		s.ws()
@@ -678,13 +682,13 @@ func (s *ndScanner) features() bool {
 			return false
 		}
 		if math.IsInf(v, 0) {
-			return s.errAt(vpos, "value %s for feature %s is not a finite number", quote(s.d[vpos:s.i]), key)
+			return s.errAt(vpos, "value %s for feature %s is not a finite number", csr.Quote(s.d[vpos:s.i]), key)
 		}
 		switch s.b.add(j, v) {
 		case addDuplicate:
 			return s.errAt(kpos, "duplicate feature %s", key)
 		case addFloat32Range:
-			return s.errAt(vpos, "value %s for feature %s is out of float32 range", quote(s.d[vpos:s.i]), key)
+			return s.errAt(vpos, "value %s for feature %s is out of float32 range", csr.Quote(s.d[vpos:s.i]), key)
 		}
 		s.ws()
 		switch s.peek() {
@@ -771,7 +775,7 @@ func (s *ndScanner) strSlow(st int) ([]byte, bool) {
 			i += n
 			continue
 		default:
-			return nil, s.errAt(i, "invalid escape %s in a string", quote(d[i:min(i+2, len(d))]))
+			return nil, s.errAt(i, "invalid escape %s in a string", csr.Quote(d[i:min(i+2, len(d))]))
 		}
 		i += 2
 	}
@@ -821,7 +825,7 @@ func (s *ndScanner) number(what string, key []byte) (v float64, isInt bool, ok b
 	}
 	if i >= len(d) || d[i]-'0' > 9 {
 		if neg || (i < len(d) && isWordByte(d[i])) {
-			return 0, false, s.errAt(st, "%s%s must be a number, found %s", what, key, quote(d[st:numTokenEnd(d, st)]))
+			return 0, false, s.errAt(st, "%s%s must be a number, found %s", what, key, csr.Quote(d[st:numTokenEnd(d, st)]))
 		}
 		return 0, false, s.errAt(st, "%s%s must be a number, found %s", what, key, s.unexpected())
 	}
@@ -834,7 +838,7 @@ func (s *ndScanner) number(what string, key []byte) (v float64, isInt bool, ok b
 	}
 	n := i - intStart
 	if d[intStart] == '0' && n > 1 {
-		return 0, false, s.errAt(st, "invalid number %s (leading zero)", quote(d[st:numTokenEnd(d, st)]))
+		return 0, false, s.errAt(st, "invalid number %s (leading zero)", csr.Quote(d[st:numTokenEnd(d, st)]))
 	}
 	e := 0
 	isInt = true
@@ -846,7 +850,7 @@ func (s *ndScanner) number(what string, key []byte) (v float64, isInt bool, ok b
 			m = m*10 + uint64(d[i]-'0')
 		}
 		if i == fracStart {
-			return 0, false, s.errAt(st, "invalid number %s (digits must follow '.')", quote(d[st:numTokenEnd(d, st)]))
+			return 0, false, s.errAt(st, "invalid number %s (digits must follow '.')", csr.Quote(d[st:numTokenEnd(d, st)]))
 		}
 		n += i - fracStart
 		e = fracStart - i
@@ -860,7 +864,7 @@ func (s *ndScanner) number(what string, key []byte) (v float64, isInt bool, ok b
 			i++
 		}
 		if i >= len(d) || d[i]-'0' > 9 {
-			return 0, false, s.errAt(st, "invalid number %s (digits must follow the exponent)", quote(d[st:numTokenEnd(d, st)]))
+			return 0, false, s.errAt(st, "invalid number %s (digits must follow the exponent)", csr.Quote(d[st:numTokenEnd(d, st)]))
 		}
 		x := 0
 		for ; i < len(d) && d[i]-'0' <= 9; i++ {
@@ -874,14 +878,14 @@ func (s *ndScanner) number(what string, key []byte) (v float64, isInt bool, ok b
 		e += x
 	}
 	if i < len(d) && !isNumEnd(d[i]) {
-		return 0, false, s.errAt(st, "invalid number %s", quote(d[st:numTokenEnd(d, st)]))
+		return 0, false, s.errAt(st, "invalid number %s", csr.Quote(d[st:numTokenEnd(d, st)]))
 	}
 	s.i = i
 	switch {
 	case n > 19:
-		f, err := strconv.ParseFloat(bstr(d[st:i]), 64)
+		f, err := strconv.ParseFloat(csr.StringView(d[st:i]), 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return 0, false, s.errAt(st, "invalid number %s", quote(d[st:i]))
+			return 0, false, s.errAt(st, "invalid number %s", csr.Quote(d[st:i]))
 		}
 		return f, isInt, true
 	case m == 0:
@@ -895,9 +899,9 @@ func (s *ndScanner) number(what string, key []byte) (v float64, isInt bool, ok b
 			v = float64(m) / ndPow10[-e]
 		}
 	default:
-		f, err := strconv.ParseFloat(bstr(d[st:i]), 64)
+		f, err := strconv.ParseFloat(csr.StringView(d[st:i]), 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return 0, false, s.errAt(st, "invalid number %s", quote(d[st:i]))
+			return 0, false, s.errAt(st, "invalid number %s", csr.Quote(d[st:i]))
 		}
 		return f, isInt, true
 	}

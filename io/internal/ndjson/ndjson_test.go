@@ -1,4 +1,4 @@
-package dataio
+package ndjson
 
 import (
 	"errors"
@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/acfcd/acfcd/io/internal/csr"
+	"github.com/acfcd/acfcd/io/internal/csrtest"
 )
 
 // ndPaths are the parser paths to test: the scanner always, simdjson when
@@ -24,18 +27,18 @@ func ndPaths(t testing.TB) []int {
 var ndPathNames = map[int]string{ndjsonScalar: "scalar", ndjsonSIMD: "simd", ndjsonAuto: "auto"}
 
 // ndParse parses text on one path.
-func ndParse(path int, text string, opt Options) (*Dataset, error) {
+func ndParse(path int, text string, opt csr.Options) (*csr.Matrix, error) {
 	old := ndjsonPath
 	ndjsonPath = path
 	defer func() { ndjsonPath = old }()
-	return parseNDJSON("t.ndjson", []byte(text), opt)
+	return Parse("t.ndjson", []byte(text), opt)
 }
 
 // ndBoth parses text on every path and checks that they agree; it returns
 // the scanner's result.
-func ndBoth(t *testing.T, text string, opt Options) (*Dataset, error) {
+func ndBoth(t *testing.T, text string, opt csr.Options) (*csr.Matrix, error) {
 	t.Helper()
-	var d0 *Dataset
+	var d0 *csr.Matrix
 	var e0 error
 	for k, p := range ndPaths(t) {
 		before := ndjsonFallbacks.Load()
@@ -53,7 +56,7 @@ func ndBoth(t *testing.T, text string, opt Options) (*Dataset, error) {
 			}
 			continue
 		}
-		if diff := cnDiff(d, d0); diff != "" {
+		if diff := csrtest.Diff(d, d0); diff != "" {
 			t.Fatalf("%s differs from the scanner: %s\ninput %q", ndPathNames[p], diff, text)
 		}
 		// The simdjson path leaves chunks with escapes to the scanner.
@@ -65,8 +68,8 @@ func ndBoth(t *testing.T, text string, opt Options) (*Dataset, error) {
 }
 
 // ndBuild makes the expected dataset from rows of "label|idx:val idx:val".
-func ndBuild(features int, f32 bool, qid []int64, rows ...string) *Dataset {
-	d := &Dataset{Rows: len(rows), Features: features, RowPtr: []int64{0}, Index: []int32{}, QID: qid}
+func ndBuild(features int, f32 bool, qid []int64, rows ...string) *csr.Matrix {
+	d := &csr.Matrix{Rows: len(rows), Features: features, RowPtr: []int64{0}, Index: []int32{}, QID: qid}
 	if f32 {
 		d.Value32 = []float32{}
 	} else {
@@ -96,40 +99,40 @@ func TestNDJSONValid(t *testing.T) {
 	cases := []struct {
 		name string
 		text string
-		opt  Options
-		want *Dataset
+		opt  csr.Options
+		want *csr.Matrix
 	}{
 		{"schema example", `{"label": 1, "features": {"3": 0.5, "17": 1}}` + "\n",
-			Options{}, ndBuild(17, false, nil, "1|2:0.5 16:1")},
+			csr.Options{}, ndBuild(17, false, nil, "1|2:0.5 16:1")},
 		{"no final newline, CRLF, blank lines", "\r\n  \n" + `{"label":-1,"features":{"1":2}}` + "\r\n\t\r\n" + `{"features":{},"label":0.25}`,
-			Options{}, ndBuild(1, false, nil, "-1|0:2", "0.25|")},
+			csr.Options{}, ndBuild(1, false, nil, "-1|0:2", "0.25|")},
 		{"unsorted keys", `{"label":1,"features":{"9":9,"2":2,"5":5,"1":1}}`,
-			Options{}, ndBuild(9, false, nil, "1|0:1 1:2 4:5 8:9")},
+			csr.Options{}, ndBuild(9, false, nil, "1|0:1 1:2 4:5 8:9")},
 		{"features missing", `{"label":3}` + "\n" + `{"label":4,"features":{"2":1}}`,
-			Options{}, ndBuild(2, false, nil, "3|", "4|1:1")},
+			csr.Options{}, ndBuild(2, false, nil, "3|", "4|1:1")},
 		{"zero-based", `{"label":1,"features":{"0":1.5,"7":-2}}`,
-			Options{ZeroBased: true}, ndBuild(8, false, nil, "1|0:1.5 7:-2")},
+			csr.Options{ZeroBased: true}, ndBuild(8, false, nil, "1|0:1.5 7:-2")},
 		{"float32", `{"label":1,"features":{"1":0.1,"2":1e38}}`,
-			Options{Float32: true}, ndBuild(2, true, nil, "1|0:0.1 1:1e38")},
+			csr.Options{Float32: true}, ndBuild(2, true, nil, "1|0:0.1 1:1e38")},
 		{"qid kept", `{"label":1,"qid":5}` + "\n" + `{"label":2}` + "\n" + `{"qid":-3,"label":2}`,
-			Options{KeepQID: true}, ndBuild(0, false, []int64{5, 0, -3}, "1|", "2|", "2|")},
+			csr.Options{KeepQID: true}, ndBuild(0, false, []int64{5, 0, -3}, "1|", "2|", "2|")},
 		{"qid dropped", `{"label":1,"qid":5,"features":{"1":1}}`,
-			Options{}, ndBuild(1, false, nil, "1|0:1")},
-		{"no qid anywhere", `{"label":1}`, Options{KeepQID: true}, ndBuild(0, false, nil, "1|")},
+			csr.Options{}, ndBuild(1, false, nil, "1|0:1")},
+		{"no qid anywhere", `{"label":1}`, csr.Options{KeepQID: true}, ndBuild(0, false, nil, "1|")},
 		{"numbers", `{"label":-0,"features":{"1":-0.0,"2":1E+2,"3":12345678901234567890123,"4":-9223372036854775809,"5":1e-400,"6":0.1e1,"7":18446744073709551615}}`,
-			Options{}, ndBuild(7, false, nil, "0|0:0 1:100 2:1.2345678901234568e22 3:-9223372036854775809 4:0 5:1 6:18446744073709551615")},
+			csr.Options{}, ndBuild(7, false, nil, "0|0:0 1:100 2:1.2345678901234568e22 3:-9223372036854775809 4:0 5:1 6:18446744073709551615")},
 		{"long mantissa", `{"label":0.30000000000000000000001,"features":{"1":123456789012345678901234567890e-30}}`,
-			Options{}, ndBuild(1, false, nil, "0.30000000000000000000001|0:0.12345678901234568")},
+			csr.Options{}, ndBuild(1, false, nil, "0.30000000000000000000001|0:0.12345678901234568")},
 		{"escaped keys", `{"l\u0061bel":1,"features":{"\u0031\u0032":1}}`,
-			Options{}, ndBuild(12, false, nil, "1|11:1")},
+			csr.Options{}, ndBuild(12, false, nil, "1|11:1")},
 		{"byte order mark", "\xef\xbb\xbf" + `{"label":1,"features":{"2":1}}`,
-			Options{}, ndBuild(2, false, nil, "1|1:1")},
+			csr.Options{}, ndBuild(2, false, nil, "1|1:1")},
 		{"leading zeros in keys", `{"label":1,"features":{"007":1}}`,
-			Options{}, ndBuild(7, false, nil, "1|6:1")},
+			csr.Options{}, ndBuild(7, false, nil, "1|6:1")},
 		{"MaxFeatures at the cap", `{"label":1,"features":{"10":1}}`,
-			Options{MaxFeatures: 10}, ndBuild(10, false, nil, "1|9:1")},
+			csr.Options{MaxFeatures: 10}, ndBuild(10, false, nil, "1|9:1")},
 		{"largest index", `{"label":1,"features":{"2147483647":1}}`,
-			Options{}, ndBuild(math.MaxInt32, false, nil, "1|2147483646:1")},
+			csr.Options{}, ndBuild(math.MaxInt32, false, nil, "1|2147483646:1")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,11 +140,11 @@ func TestNDJSONValid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cnDiff(d, tc.want); diff != "" {
+			if diff := csrtest.Diff(d, tc.want); diff != "" {
 				t.Fatal(diff)
 			}
-			if d.Source != "t.ndjson" || d.InputBytes != int64(len(tc.text)) {
-				t.Errorf("Source %q InputBytes %d", d.Source, d.InputBytes)
+			if d.InputBytes != int64(len(tc.text)) {
+				t.Errorf("InputBytes %d", d.InputBytes)
 			}
 			for i, v := range d.Value {
 				if math.Signbit(v) && v == 0 {
@@ -155,77 +158,77 @@ func TestNDJSONValid(t *testing.T) {
 func TestNDJSONErrors(t *testing.T) {
 	cases := []struct {
 		text string
-		opt  Options
+		opt  csr.Options
 		want string // "line:col: message" after the file name
 	}{
-		{"", Options{}, "empty file: no data"},
-		{"\n  \r\n", Options{}, "no examples, only blank lines: no data"},
-		{`{"label":1}` + "\n" + `{"label":1`, Options{}, "2:11: expected ',' or '}' in the example, found end of input"},
-		{`{"label":1,` + "\n" + `"features":{}}`, Options{}, "1:12: expected a key in double quotes, found end of line"},
-		{`{"features":{"1":1}}`, Options{}, `1:1: missing "label"`},
-		{`{}`, Options{}, `1:1: missing "label"`},
-		{`{"label":"1"}`, Options{}, `1:10: "label" must be a number, found '"'`},
-		{`{"label":true}`, Options{}, `1:10: "label" must be a number, found "true"`},
-		{`{"label":null}`, Options{}, `1:10: "label" must be a number, found "null"`},
-		{`{"label":NaN}`, Options{}, `1:10: "label" must be a number, found "NaN"`},
-		{`{"label":-Infinity}`, Options{}, `1:10: "label" must be a number, found "-Infinity"`},
-		{`{"label":1e999}`, Options{}, `1:10: label "1e999" is not a finite number`},
-		{`{"label":1,"features":{"1":-1e400}}`, Options{}, `1:28: value "-1e400" for feature 1 is not a finite number`},
-		{`{"label":1,"features":{"1":1e39}}`, Options{Float32: true}, `1:28: value "1e39" for feature 1 is out of float32 range`},
-		{`{"label":+1}`, Options{}, `1:10: "label" must be a number, found "+1"`},
-		{`{"label":01}`, Options{}, `1:10: invalid number "01" (leading zero)`},
-		{`{"label":-01.5}`, Options{}, `1:10: invalid number "-01.5" (leading zero)`},
-		{`{"label":1.}`, Options{}, `1:10: invalid number "1." (digits must follow '.')`},
-		{`{"label":.5}`, Options{}, `1:10: "label" must be a number, found ".5"`},
-		{`{"label":1e}`, Options{}, `1:10: invalid number "1e" (digits must follow the exponent)`},
-		{`{"label":1x}`, Options{}, `1:10: invalid number "1x"`},
-		{`{"label":0x10}`, Options{}, `1:10: invalid number "0x10"`},
-		{`{"label":1,"label":2}`, Options{}, `1:12: duplicate key "label"`},
-		{`{"label":1,"weight":2}`, Options{}, `1:12: unknown key "weight" (an example has only "label", "features" and "qid")`},
-		{`{"label":1,"Label":2}`, Options{}, `1:12: unknown key "Label"`},
-		{`{"label":1,"features":[1,2]}`, Options{}, `1:23: "features" must be an object of feature numbers to values, found '['`},
-		{`{"label":1,"features":{"1":1},"features":{}}`, Options{}, `1:31: duplicate key "features"`},
-		{`{"label":1,"features":{"a":1}}`, Options{}, `1:24: feature key "a" is not a feature number (decimal digits)`},
-		{`{"label":1,"features":{"-1":1}}`, Options{}, `1:24: feature key "-1" is not a feature number`},
-		{`{"label":1,"features":{"":1}}`, Options{}, `1:24: empty feature key ""`},
-		{`{"label":1,"features":{"0":1}}`, Options{}, `1:24: feature index 0 is not allowed: indices start at 1`},
-		{`{"label":1,"features":{"2147483648":1}}`, Options{}, `1:24: feature index 2147483648 is too large (at most 2147483647 features are supported)`},
-		{`{"label":1,"features":{"2147483647":1}}`, Options{ZeroBased: true}, `1:24: feature index 2147483647 is too large`},
-		{`{"label":1,"features":{"99999999999999999999999":1}}`, Options{}, `is too large`},
-		{`{"label":1,"features":{"11":1}}`, Options{MaxFeatures: 10}, `1:24: feature index 11 exceeds the cap of 10 features (--max-features, Options.MaxFeatures; raise it to at least 11 to read this file)`},
-		{`{"label":1,"features":{"1":"x"}}`, Options{}, `1:28: the value of feature 1 must be a number, found '"'`},
-		{`{"label":1,"features":{"1":1,"1":2}}`, Options{}, `1:30: duplicate feature 1`},
-		{`{"label":1,"features":{"5":1,"2":1,"5":2}}`, Options{}, `t.ndjson:1: duplicate feature 5`},
-		{`{"label":1,"features":{"0":1,"3":1,"0":2}}`, Options{ZeroBased: true}, `t.ndjson:1: duplicate feature 0`},
-		{`{"label":1,"features":{"1":1}`, Options{}, `1:30: expected ',' or '}' in the example, found end of input`},
-		{`{"label":1,"features":{"1":1 "2":1}}`, Options{}, `1:30: expected ',' or '}' in "features", found '"'`},
-		{`{"label":1,"features":{"1" 1}}`, Options{}, `1:28: expected ':' after feature key "1", found '1'`},
-		{`{"label" 1}`, Options{}, `1:10: expected ':' after key "label", found '1'`},
-		{`{"label":1,}`, Options{}, `1:12: expected a key in double quotes, found '}'`},
-		{`{"label":1} {"label":2}`, Options{}, `1:13: unexpected '{' after the example's closing '}' (one JSON object per line)`},
-		{`{"label":1}x`, Options{}, `1:12: unexpected 'x' after the example's closing '}'`},
-		{`[{"label":1}]`, Options{}, `1:1: an example must be a JSON object, not an array`},
-		{`"label"`, Options{}, `1:1: expected '{' to start an example (one JSON object per line), found '"'`},
-		{"\v{\"label\":1}", Options{}, `1:1: expected '{' to start an example (one JSON object per line), found byte 0x0b`},
-		{"{\"label\":1}\f", Options{}, `1:12: unexpected byte 0x0c after the example's closing '}'`},
-		{"{\"label\":1}\u00a0", Options{}, `1:12: unexpected byte 0xc2 after the example's closing '}'`},
-		{"{\"label\":1,\"features\":{\"1\":1}}\x00", Options{}, `1:31: unexpected byte 0x00 after`},
-		{"\xef\xbb\xbf" + `{"label":x}`, Options{}, `1:13: "label" must be a number, found "x"`},
-		{"\xef\xbb\xbf\xef\xbb\xbf{}", Options{}, `1:4: expected '{' to start an example (one JSON object per line), found byte 0xef`},
-		{`{"label":1,"qid":1.5}`, Options{}, `1:18: qid "1.5" is not an integer`},
-		{`{"label":1,"qid":1e2}`, Options{}, `1:18: qid "1e2" is not an integer`},
-		{`{"label":1,"qid":9223372036854775808}`, Options{KeepQID: true}, `1:18: qid "9223372036854775808" is out of the int64 range`},
-		{`{"label":1,"qid":"7"}`, Options{}, `1:18: "qid" must be a number, found '"'`},
-		{`{"label":1,"qid":1,"qid":1}`, Options{}, `1:20: duplicate key "qid"`},
-		{`{"lab` + "\n" + `el":1}`, Options{}, `1:2: unterminated string (a string cannot span lines)`},
-		{`{"label":1,"features":{"1` + "\t" + `":1}}`, Options{}, `1:26: control character 0x09 in a string (must be escaped)`},
-		{`{"label":1,"features":{"\x31":1}}`, Options{}, `1:25: invalid escape "\\x" in a string`},
-		{`{"label":1,"features":{"\u003":1}}`, Options{}, `1:25: invalid \u escape in a string`},
-		{`{"l\u 061bel":0}`, Options{}, `1:4: invalid \u escape in a string`},
-		{`{"label":1,"features":{"\u00e9":1}}`, Options{}, `1:24: feature key "é" is not a feature number`},
-		{`{"label":1,"features":{"1":1}}` + "\n\n\n" + `{"label":1,"features":{"1":}}`, Options{}, `4:28: the value of feature 1 must be a number, found '}'`},
-		{`{"label":1,"features":{"1":1}}` + "\n" + `{"label":-}`, Options{}, `2:10: "label" must be a number, found "-"`},
-		{`{"label":1,"features":{"1":1}}` + "\n" + `{"label":1e`, Options{}, `2:10: invalid number "1e" (digits must follow the exponent)`},
+		{"", csr.Options{}, "empty file: no data"},
+		{"\n  \r\n", csr.Options{}, "no examples, only blank lines: no data"},
+		{`{"label":1}` + "\n" + `{"label":1`, csr.Options{}, "2:11: expected ',' or '}' in the example, found end of input"},
+		{`{"label":1,` + "\n" + `"features":{}}`, csr.Options{}, "1:12: expected a key in double quotes, found end of line"},
+		{`{"features":{"1":1}}`, csr.Options{}, `1:1: missing "label"`},
+		{`{}`, csr.Options{}, `1:1: missing "label"`},
+		{`{"label":"1"}`, csr.Options{}, `1:10: "label" must be a number, found '"'`},
+		{`{"label":true}`, csr.Options{}, `1:10: "label" must be a number, found "true"`},
+		{`{"label":null}`, csr.Options{}, `1:10: "label" must be a number, found "null"`},
+		{`{"label":NaN}`, csr.Options{}, `1:10: "label" must be a number, found "NaN"`},
+		{`{"label":-Infinity}`, csr.Options{}, `1:10: "label" must be a number, found "-Infinity"`},
+		{`{"label":1e999}`, csr.Options{}, `1:10: label "1e999" is not a finite number`},
+		{`{"label":1,"features":{"1":-1e400}}`, csr.Options{}, `1:28: value "-1e400" for feature 1 is not a finite number`},
+		{`{"label":1,"features":{"1":1e39}}`, csr.Options{Float32: true}, `1:28: value "1e39" for feature 1 is out of float32 range`},
+		{`{"label":+1}`, csr.Options{}, `1:10: "label" must be a number, found "+1"`},
+		{`{"label":01}`, csr.Options{}, `1:10: invalid number "01" (leading zero)`},
+		{`{"label":-01.5}`, csr.Options{}, `1:10: invalid number "-01.5" (leading zero)`},
+		{`{"label":1.}`, csr.Options{}, `1:10: invalid number "1." (digits must follow '.')`},
+		{`{"label":.5}`, csr.Options{}, `1:10: "label" must be a number, found ".5"`},
+		{`{"label":1e}`, csr.Options{}, `1:10: invalid number "1e" (digits must follow the exponent)`},
+		{`{"label":1x}`, csr.Options{}, `1:10: invalid number "1x"`},
+		{`{"label":0x10}`, csr.Options{}, `1:10: invalid number "0x10"`},
+		{`{"label":1,"label":2}`, csr.Options{}, `1:12: duplicate key "label"`},
+		{`{"label":1,"weight":2}`, csr.Options{}, `1:12: unknown key "weight" (an example has only "label", "features" and "qid")`},
+		{`{"label":1,"Label":2}`, csr.Options{}, `1:12: unknown key "Label"`},
+		{`{"label":1,"features":[1,2]}`, csr.Options{}, `1:23: "features" must be an object of feature numbers to values, found '['`},
+		{`{"label":1,"features":{"1":1},"features":{}}`, csr.Options{}, `1:31: duplicate key "features"`},
+		{`{"label":1,"features":{"a":1}}`, csr.Options{}, `1:24: feature key "a" is not a feature number (decimal digits)`},
+		{`{"label":1,"features":{"-1":1}}`, csr.Options{}, `1:24: feature key "-1" is not a feature number`},
+		{`{"label":1,"features":{"":1}}`, csr.Options{}, `1:24: empty feature key ""`},
+		{`{"label":1,"features":{"0":1}}`, csr.Options{}, `1:24: feature index 0 is not allowed: indices start at 1`},
+		{`{"label":1,"features":{"2147483648":1}}`, csr.Options{}, `1:24: feature index 2147483648 is too large (at most 2147483647 features are supported)`},
+		{`{"label":1,"features":{"2147483647":1}}`, csr.Options{ZeroBased: true}, `1:24: feature index 2147483647 is too large`},
+		{`{"label":1,"features":{"99999999999999999999999":1}}`, csr.Options{}, `is too large`},
+		{`{"label":1,"features":{"11":1}}`, csr.Options{MaxFeatures: 10}, `1:24: feature index 11 exceeds the cap of 10 features (--max-features, Options.MaxFeatures; raise it to at least 11 to read this file)`},
+		{`{"label":1,"features":{"1":"x"}}`, csr.Options{}, `1:28: the value of feature 1 must be a number, found '"'`},
+		{`{"label":1,"features":{"1":1,"1":2}}`, csr.Options{}, `1:30: duplicate feature 1`},
+		{`{"label":1,"features":{"5":1,"2":1,"5":2}}`, csr.Options{}, `t.ndjson:1: duplicate feature 5`},
+		{`{"label":1,"features":{"0":1,"3":1,"0":2}}`, csr.Options{ZeroBased: true}, `t.ndjson:1: duplicate feature 0`},
+		{`{"label":1,"features":{"1":1}`, csr.Options{}, `1:30: expected ',' or '}' in the example, found end of input`},
+		{`{"label":1,"features":{"1":1 "2":1}}`, csr.Options{}, `1:30: expected ',' or '}' in "features", found '"'`},
+		{`{"label":1,"features":{"1" 1}}`, csr.Options{}, `1:28: expected ':' after feature key "1", found '1'`},
+		{`{"label" 1}`, csr.Options{}, `1:10: expected ':' after key "label", found '1'`},
+		{`{"label":1,}`, csr.Options{}, `1:12: expected a key in double quotes, found '}'`},
+		{`{"label":1} {"label":2}`, csr.Options{}, `1:13: unexpected '{' after the example's closing '}' (one JSON object per line)`},
+		{`{"label":1}x`, csr.Options{}, `1:12: unexpected 'x' after the example's closing '}'`},
+		{`[{"label":1}]`, csr.Options{}, `1:1: an example must be a JSON object, not an array`},
+		{`"label"`, csr.Options{}, `1:1: expected '{' to start an example (one JSON object per line), found '"'`},
+		{"\v{\"label\":1}", csr.Options{}, `1:1: expected '{' to start an example (one JSON object per line), found byte 0x0b`},
+		{"{\"label\":1}\f", csr.Options{}, `1:12: unexpected byte 0x0c after the example's closing '}'`},
+		{"{\"label\":1}\u00a0", csr.Options{}, `1:12: unexpected byte 0xc2 after the example's closing '}'`},
+		{"{\"label\":1,\"features\":{\"1\":1}}\x00", csr.Options{}, `1:31: unexpected byte 0x00 after`},
+		{"\xef\xbb\xbf" + `{"label":x}`, csr.Options{}, `1:13: "label" must be a number, found "x"`},
+		{"\xef\xbb\xbf\xef\xbb\xbf{}", csr.Options{}, `1:4: expected '{' to start an example (one JSON object per line), found byte 0xef`},
+		{`{"label":1,"qid":1.5}`, csr.Options{}, `1:18: qid "1.5" is not an integer`},
+		{`{"label":1,"qid":1e2}`, csr.Options{}, `1:18: qid "1e2" is not an integer`},
+		{`{"label":1,"qid":9223372036854775808}`, csr.Options{KeepQID: true}, `1:18: qid "9223372036854775808" is out of the int64 range`},
+		{`{"label":1,"qid":"7"}`, csr.Options{}, `1:18: "qid" must be a number, found '"'`},
+		{`{"label":1,"qid":1,"qid":1}`, csr.Options{}, `1:20: duplicate key "qid"`},
+		{`{"lab` + "\n" + `el":1}`, csr.Options{}, `1:2: unterminated string (a string cannot span lines)`},
+		{`{"label":1,"features":{"1` + "\t" + `":1}}`, csr.Options{}, `1:26: control character 0x09 in a string (must be escaped)`},
+		{`{"label":1,"features":{"\x31":1}}`, csr.Options{}, `1:25: invalid escape "\\x" in a string`},
+		{`{"label":1,"features":{"\u003":1}}`, csr.Options{}, `1:25: invalid \u escape in a string`},
+		{`{"l\u 061bel":0}`, csr.Options{}, `1:4: invalid \u escape in a string`},
+		{`{"label":1,"features":{"\u00e9":1}}`, csr.Options{}, `1:24: feature key "é" is not a feature number`},
+		{`{"label":1,"features":{"1":1}}` + "\n\n\n" + `{"label":1,"features":{"1":}}`, csr.Options{}, `4:28: the value of feature 1 must be a number, found '}'`},
+		{`{"label":1,"features":{"1":1}}` + "\n" + `{"label":-}`, csr.Options{}, `2:10: "label" must be a number, found "-"`},
+		{`{"label":1,"features":{"1":1}}` + "\n" + `{"label":1e`, csr.Options{}, `2:10: invalid number "1e" (digits must follow the exponent)`},
 	}
 	for _, tc := range cases {
 		_, err := ndBoth(t, tc.text, tc.opt)
@@ -237,24 +240,25 @@ func TestNDJSONErrors(t *testing.T) {
 		if !strings.Contains(msg, tc.want) || !strings.HasPrefix(msg, "t.ndjson:") {
 			t.Errorf("%q:\n got %s\nwant %s", tc.text, msg, tc.want)
 		}
-		// Every error is a *ParseError, but those for inputs without data,
-		// which wrap ErrNoData like the libsvm reader's.
-		var pe *ParseError
-		if errors.As(err, &pe) == errors.Is(err, ErrNoData) {
-			t.Errorf("%q: ParseError %v, ErrNoData %v: %v", tc.text, errors.As(err, &pe), errors.Is(err, ErrNoData), err)
+		// Every error is a *csr.ParseError, but those for inputs without
+		// data, which are *csr.NoDataError (io wraps its ErrNoData).
+		var pe *csr.ParseError
+		var nd *csr.NoDataError
+		if errors.As(err, &pe) == errors.As(err, &nd) {
+			t.Errorf("%q: ParseError %v, NoDataError %v: %v", tc.text, errors.As(err, &pe), errors.As(err, &nd), err)
 		}
-		if strings.Contains(tc.want, "no data") != errors.Is(err, ErrNoData) {
-			t.Errorf("%q: wraps ErrNoData: %v", tc.text, errors.Is(err, ErrNoData))
+		if strings.Contains(tc.want, "no data") != errors.As(err, &nd) {
+			t.Errorf("%q: NoDataError: %v", tc.text, errors.As(err, &nd))
 		}
 	}
 }
 
 // ndRandomFile writes random valid NDJSON and the dataset it should give;
 // with escapes, about 1% of the feature keys are written with \u escapes.
-func ndRandomFile(r *rand.Rand, rows int, opt Options, escapes bool) (string, *Dataset) {
+func ndRandomFile(r *rand.Rand, rows int, opt csr.Options, escapes bool) (string, *csr.Matrix) {
 	var sb strings.Builder
 	maxIdx := int64(-1)
-	d := &Dataset{Rows: rows, RowPtr: []int64{0}, Index: []int32{}, Label: []float64{}}
+	d := &csr.Matrix{Rows: rows, RowPtr: []int64{0}, Index: []int32{}, Label: []float64{}}
 	if opt.Float32 {
 		d.Value32 = []float32{}
 	} else {
@@ -421,7 +425,7 @@ func TestNDJSONRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	oldChunk := ndjsonChunkBytes
 	defer func() { ndjsonChunkBytes = oldChunk }()
-	opts := []Options{
+	opts := []csr.Options{
 		{},
 		{Float32: true, KeepQID: true},
 		{ZeroBased: true, KeepQID: true, Threads: 3},
@@ -440,7 +444,7 @@ func TestNDJSONRandom(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if diff := cnDiff(d, want); diff != "" {
+				if diff := csrtest.Diff(d, want); diff != "" {
 					t.Fatal(diff)
 				}
 			})
@@ -455,7 +459,7 @@ func TestNDJSONRandomErrors(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	oldChunk := ndjsonChunkBytes
 	defer func() { ndjsonChunkBytes = oldChunk }()
-	text, _ := ndRandomFile(r, 300, Options{}, false)
+	text, _ := ndRandomFile(r, 300, csr.Options{}, false)
 	junk := []string{"", "x", "}", "{", `"`, ",", ":", "\n", "-", "0", "e", ".", "\\", " ", "\x00", "\xff", "[", "]", "1e999", "-01", "\v", `"1":1,`}
 	n := 400
 	if testing.Short() {
@@ -469,7 +473,7 @@ func TestNDJSONRandomErrors(t *testing.T) {
 		var ref error
 		for i, chunk := range []int{oldChunk, 300} {
 			ndjsonChunkBytes = chunk
-			_, err := ndBoth(t, mutated, Options{KeepQID: true})
+			_, err := ndBoth(t, mutated, csr.Options{KeepQID: true})
 			if i == 0 {
 				ref = err
 			} else if (err == nil) != (ref == nil) || (err != nil && err.Error() != ref.Error()) {
@@ -500,7 +504,7 @@ func FuzzNDJSON(f *testing.F) {
 		f.Add(s, uint8(0x17))
 	}
 	f.Fuzz(func(t *testing.T, s string, flags uint8) {
-		opt := Options{ZeroBased: flags&1 != 0, Float32: flags&2 != 0, KeepQID: flags&4 != 0, Threads: 1 + int(flags>>6)}
+		opt := csr.Options{ZeroBased: flags&1 != 0, Float32: flags&2 != 0, KeepQID: flags&4 != 0, Threads: 1 + int(flags>>6)}
 		if flags&8 != 0 {
 			opt.MaxFeatures = 1000
 		}
@@ -509,31 +513,31 @@ func FuzzNDJSON(f *testing.F) {
 			ndjsonChunkBytes = 1 + int(flags>>5&1)*30
 			defer func() { ndjsonChunkBytes = old }()
 		}
-		var d *Dataset
+		var d *csr.Matrix
 		var err error
-		checkAllocBound(t, len(s), func() { d, err = ndBoth(t, s, opt) })
+		csrtest.CheckAllocBound(t, len(s), func() { d, err = ndBoth(t, s, opt) })
 		ref, line, rerr := refNDJSON(s, opt)
 		if (err == nil) != (rerr == nil) {
 			t.Fatalf("error %v, reference error %v", err, rerr)
 		}
 		if err != nil {
-			var pe *ParseError
+			var pe *csr.ParseError
+			var nd *csr.NoDataError
 			if errors.As(err, &pe) {
 				if pe.Line != line {
 					t.Fatalf("error %v, reference error %v", err, rerr)
 				}
-			} else if !errors.Is(err, ErrNoData) || line != 0 {
+			} else if !errors.As(err, &nd) || line != 0 {
 				t.Fatalf("error %v, reference error %v", err, rerr)
 			}
 			return
 		}
-		if diff := sameData(d, ref); diff != "" {
+		if diff := csrtest.Diff(d, ref); diff != "" {
 			t.Fatalf("differs from the reference: %s", diff)
 		}
-		if err := checkCSR(d, 1); err != nil {
+		if err := csr.Check(d, 1); err != nil {
 			t.Fatalf("invalid dataset: %v", err)
 		}
-		checkRowLines(t, []byte(s), "ndjson", d.Rows)
 	})
 }
 
@@ -542,7 +546,7 @@ func FuzzNDJSON(f *testing.F) {
 // ("%.17g"). MB/cpu-s is throughput per CPU second, which does not depend
 // on how busy the machine is.
 //
-//	go test ./io/ -run '^$' -bench NDJSON
+//	go test ./io/internal/ndjson -run '^$' -bench NDJSON
 func BenchmarkNDJSON(b *testing.B) {
 	for _, shape := range []struct{ name, format string }{{"short", "%.4g"}, {"long", "%.17g"}} {
 		r := rand.New(rand.NewPCG(25, 26))
@@ -572,15 +576,15 @@ func BenchmarkNDJSON(b *testing.B) {
 					ndjsonPath = p
 					defer func() { ndjsonPath = old }()
 					b.SetBytes(int64(len(data)))
-					cpu0 := cnCPUSeconds()
+					cpu0 := csrtest.CPUSeconds()
 					b.ResetTimer()
 					for i := 0; i < b.N; i++ {
-						if _, err := parseNDJSON("bench", data, Options{Threads: threads}); err != nil {
+						if _, err := Parse("bench", data, csr.Options{Threads: threads}); err != nil {
 							b.Fatal(err)
 						}
 					}
 					b.StopTimer()
-					if cpu := cnCPUSeconds() - cpu0; cpu > 0 {
+					if cpu := csrtest.CPUSeconds() - cpu0; cpu > 0 {
 						b.ReportMetric(float64(len(data))*float64(b.N)/cpu/1e6, "MB/cpu-s")
 					}
 				})

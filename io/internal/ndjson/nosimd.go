@@ -1,6 +1,6 @@
 //go:build purego
 
-package dataio
+package ndjson
 
 // With the purego tag simdjson-go (assembly) is left out and NDJSON always
 // goes through the pure-Go scanner.

@@ -1,6 +1,6 @@
 //go:build !purego
 
-package dataio
+package ndjson
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 // simdjson-go builds on every platform: on amd64 it has its assembly, and
 // elsewhere (or with the noasm tag) a stub whose SupportedCPU is false.
-// The purego tag leaves it out altogether (ndjson_nosimd.go).
+// The purego tag leaves it out altogether (nosimd.go).
 
 // simdAvailable reports whether simdjson-go can run here (amd64 with AVX2
 // and CLMUL).
