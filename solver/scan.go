@@ -50,6 +50,16 @@ func RowPass(t *Tuning, pool *procs.Pool, chunks *[]Chunk, n int, nnz int64,
 	return viol, loss, ops, ok
 }
 
+// Primal returns ½‖w‖² + loss, the primal objective of the L2-regularised
+// problems at w, summed in index order.
+func Primal(w []float64, loss float64) float64 {
+	var ww float64
+	for _, x := range w {
+		ww += x * x
+	}
+	return 0.5*ww + loss
+}
+
 // scanChunks fills cs in order, cs[c] with the scan of rows
 // [c·size, (c+1)·size), using the calling goroutine and, when the data is
 // worth it, as many helpers as pool spares. It stops after the first

@@ -40,16 +40,8 @@ func (p *Problem) Pass(r *solver.Run, repair bool) bool {
 			}
 		})
 	p.Ops += ops
-	p.PassViol = viol
-	var ww float64
-	for _, x := range p.W {
-		ww += x * x
-	}
-	p.PassPrimal = 0.5*ww + loss
-	if !repair {
-		return viol <= p.Eps
-	}
-	return ok
+	p.PassViol, p.PassPrimal = viol, solver.Primal(p.W, loss)
+	return repair && ok || !repair && viol <= p.Eps
 }
 
 // scan evaluates examples [lo, hi) at the current point, changing only

@@ -411,16 +411,8 @@ func (s *Problem) Pass(r *solver.Run, repair bool) bool {
 			}
 		})
 	s.Ops += ops
-	s.PassViol = viol
-	var ww float64
-	for _, x := range s.W {
-		ww += x * x
-	}
-	s.PassPrimal = 0.5*ww + loss
-	if !repair {
-		return viol <= s.eps
-	}
-	return ok
+	s.PassViol, s.PassPrimal = viol, solver.Primal(s.W, loss)
+	return repair && ok || !repair && viol <= s.eps
 }
 
 // scan evaluates examples [lo, hi) at the current point, writing only
