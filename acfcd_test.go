@@ -6,6 +6,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/acfcd/acfcd/internal/testkit"
 )
 
 // TestProblemNames: every problem has its solver_type name and -s value,
@@ -144,7 +146,7 @@ func TestZeroParams(t *testing.T) {
 		{"seed 2", Params{Seed: 2}, false},
 	} {
 		m, _ := train(c.p)
-		if same := m.Bias == m0.Bias && sameBits(m.W, m0.W); same != c.same {
+		if same := m.Bias == m0.Bias && testkit.SameBits(m.W, m0.W); same != c.same {
 			t.Errorf("%s: same model as Params{} %v, want %v", c.name, same, c.same)
 		}
 	}

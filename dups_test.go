@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/synth"
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 )
 
@@ -78,11 +79,11 @@ func testPushDups(t *testing.T, d *dataio.Dataset, s Problem, sel Selection, c f
 		t.Fatalf("not converged: push %+v, none %+v", res, ref)
 	}
 	if s == HingeDual {
-		checkHinge(t, d, m, duals[0], res, eps)
-	} else if ind := evalIndependent(d, m, 0, duals[0], s); ind.violation > eps*(1+1e-9) || ind.wDiff > 1e-10 || relDiff(ind.dual, res.Objective) > 1e-9 {
+		checkDual(t, d, m, duals[0], res, HingeDual, eps)
+	} else if ind := evalIndependent(d, m, 0, duals[0], s); ind.violation > eps*(1+1e-9) || ind.wDiff > 1e-10 || testkit.RelDiff(ind.dual, res.Objective) > 1e-9 {
 		t.Errorf("independent: violation %g (eps %g), w mismatch %g, dual %v (reported %v)", ind.violation, eps, ind.wDiff, ind.dual, res.Objective)
 	}
-	if rd := relDiff(res.Objective, ref.Objective); rd > 1e-6 {
+	if rd := testkit.RelDiff(res.Objective, ref.Objective); rd > 1e-6 {
 		t.Errorf("dual %.12g, without the push %.12g", res.Objective, ref.Objective)
 	}
 	if s == HingeDual {
@@ -94,7 +95,7 @@ func testPushDups(t *testing.T, d *dataio.Dataset, s Problem, sel Selection, c f
 		offM, off, _ := mustTrain(t, d, q)
 		q.NoFallback, q.Tuning = false, &noPush
 		noneM, none, _ := mustTrain(t, d, q)
-		if off.Iterations != none.Iterations || off.Objective != none.Objective || !sameBits(offM.W, noneM.W) {
+		if off.Iterations != none.Iterations || off.Objective != none.Objective || !testkit.SameBits(offM.W, noneM.W) {
 			t.Errorf("NoFallback: %d steps, objective %v; without the push %d, %v", off.Iterations, off.Objective, none.Iterations, none.Objective)
 		}
 	}
@@ -103,7 +104,7 @@ func testPushDups(t *testing.T, d *dataio.Dataset, s Problem, sel Selection, c f
 	}
 	t.Logf("steps %d (%d epochs) with the push, %d (%d) without", res.Iterations, res.Epochs, ref.Iterations, ref.Epochs)
 	m2, _, _ := mustTrain(t, d, p)
-	if !sameBits(m.W, m2.W) {
+	if !testkit.SameBits(m.W, m2.W) {
 		t.Fatalf("w %v, then %v", m.W, m2.W)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 )
 
@@ -140,7 +141,7 @@ func TestEvaluateRegression(t *testing.T) {
 		syy += (y - my) * (y - my)
 	}
 	r2 := spy * spy / (spp * syy)
-	if relDiff(e.MSE, mse) > 1e-9 || relDiff(e.R2, r2) > 1e-9 {
+	if testkit.RelDiff(e.MSE, mse) > 1e-9 || testkit.RelDiff(e.R2, r2) > 1e-9 {
 		t.Errorf("MSE %v, R² %v; recomputed %v, %v", e.MSE, e.R2, mse, r2)
 	}
 	if !(r2 > 0.5 && r2 < 1) || !(mse > 0) {

@@ -24,18 +24,11 @@ func TestTrainOnTruncatedCache(t *testing.T) {
 		{Problem: WestonWatkins, C: 1},
 		{Problem: Lasso, Lambda: 1},
 	} {
-		path := filepath.Join(t.TempDir(), "d.acf")
-		if err := dataio.WriteCache(path, src); err != nil {
-			t.Fatal(err)
-		}
-		d, err := dataio.Load(path, dataio.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		path, d := mappedCache(t, src)
 		if err := os.Truncate(path, 0); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err = Train(context.Background(), d, p)
+		_, _, err := Train(context.Background(), d, p)
 		if err == nil || !strings.Contains(err.Error(), path+": memory fault while training") {
 			t.Errorf("-s %s: error %v, want a memory fault naming %s", p.Problem.Flag(), err, path)
 		}
@@ -50,14 +43,8 @@ func TestTrainOnTruncatedCache(t *testing.T) {
 func TestCrossValidateOnTruncatedCache(t *testing.T) {
 	src := genData(genSpec{seed: 32, rows: 3000, feats: 200, density: 0.3, labels: []float64{1, -1}, noise: 0.1})
 	for _, procs := range []int{1, 2} {
-		path := filepath.Join(t.TempDir(), "d.acf")
-		if err := dataio.WriteCache(path, src); err != nil {
-			t.Fatal(err)
-		}
-		d, err := dataio.Load(path, dataio.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		path, d := mappedCache(t, src)
+		var err error
 		// Truncated while fold 1 trains, after the checks of the whole
 		// data: the fault comes in a fold goroutine (copying a fold or
 		// predicting held-out rows).
@@ -78,4 +65,19 @@ func TestCrossValidateOnTruncatedCache(t *testing.T) {
 		}
 		d.Close()
 	}
+}
+
+// mappedCache writes src as a binary cache in a temporary folder and
+// loads it, mapped: the caller truncates the file under the dataset.
+func mappedCache(t *testing.T, src *dataio.Dataset) (string, *dataio.Dataset) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "d.acf")
+	if err := dataio.WriteCache(path, src); err != nil {
+		t.Fatal(err)
+	}
+	d, err := dataio.Load(path, dataio.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, d
 }

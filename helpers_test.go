@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 )
 
@@ -217,10 +218,6 @@ func evalIndependent(d *dataio.Dataset, m *Model, c int, h duals, p Problem) ind
 	return out
 }
 
-func relDiff(a, b float64) float64 {
-	return math.Abs(a-b) / math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
-}
-
 // float32Copies returns d with its values stored as float32, and d with
 // float64 values rounded to the same float32s (the exact problem d32 holds).
 func float32Copies(d *dataio.Dataset) (d32, rounded *dataio.Dataset) {
@@ -261,19 +258,6 @@ func withProcs(n int, f func()) {
 	f()
 }
 
-// sameBits reports whether a and b hold the same float64s, bit for bit.
-func sameBits(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // forcedSwitch returns the default tuning with the switch to a finisher
 // due once the dual has spent ops, and without the refinements of the
 // switch rule (the -s 3 probe and deferral, the Newton-CG deferral, a
@@ -287,4 +271,79 @@ func forcedSwitch(ops int64) *Tuning {
 	t.IPMMaxDefer = 0
 	t.IPMMaxRounds = 1
 	return &t
+}
+
+// againstPureDual trains p on d twice: with the fallbacks off, to a
+// reference that must converge, and with the switch to a finisher forced
+// after the first epoch. It returns the reference and the forced run.
+func againstPureDual(t *testing.T, d *dataio.Dataset, p Params) (ref *Result, m *Model, res *Result, h duals) {
+	t.Helper()
+	p.NoFallback = true
+	_, ref, _ = mustTrain(t, d, p)
+	if !ref.Converged {
+		t.Fatalf("pure dual did not converge: %+v", ref)
+	}
+	p.NoFallback = false
+	p.Tuning = forcedSwitch(1)
+	m, res, hs := mustTrain(t, d, p)
+	return ref, m, res, hs[0]
+}
+
+// checkPureDual fails t unless dual, the forced run's dual objective
+// recomputed independently, is within 1e-9 relative of the pure dual's.
+func checkPureDual(t *testing.T, dual, pure float64) {
+	t.Helper()
+	if rd := math.Abs(dual-pure) / math.Max(1e-300, math.Abs(pure)); rd > 1e-9 {
+		t.Errorf("dual objective %.15g, pure dual %.15g (relative %.2g)", dual, pure, rd)
+	}
+}
+
+// checkDual checks a converged -s 1, 3 or 7 result independently: w is
+// Σ α_i y_i x_i, α feasible, the largest violation within what eps
+// certifies, and the reported objectives the recomputed ones.
+func checkDual(t *testing.T, d *dataio.Dataset, m *Model, h duals, res *Result, s Problem, eps float64) independent {
+	t.Helper()
+	ind := evalIndependent(d, m, 0, h, s)
+	if ind.wDiff > 1e-10 {
+		t.Errorf("w differs from Σ α y x by %g", ind.wDiff)
+	}
+	limit := eps
+	if s == SquaredHingeDual {
+		limit = eps / 2 // -e certifies max|PG| ≤ eps/2 for -s 1 (Train)
+	}
+	if ind.violation > limit*(1+1e-9) {
+		t.Errorf("independent max violation %g > %g", ind.violation, limit)
+	}
+	if testkit.RelDiff(ind.dual, res.Objective) > 1e-9 || testkit.RelDiff(ind.primal, res.Primal) > 1e-9 {
+		t.Errorf("reported dual %v primal %v, independent %v %v", res.Objective, res.Primal, ind.dual, ind.primal)
+	}
+	if s == HingeDual {
+		checkBox(t, h)
+		return ind
+	}
+	for i, a := range h.alpha {
+		if s == LogisticDual {
+			c := h.ub[(h.y[i]+1)>>1]
+			if !(a > 0 && h.alphaC[i] > 0 && math.Abs(a+h.alphaC[i]-c) <= 1e-12*c) {
+				t.Fatalf("α[%d] = %v, C−α = %v, C = %v", i, a, h.alphaC[i], c)
+			}
+		} else if !(a >= 0) {
+			t.Fatalf("α[%d] = %v", i, a)
+		}
+	}
+	return ind
+}
+
+// checkDeterministic trains p on d twice and fails t unless the fallback
+// ran and both models are the same to the bit.
+func checkDeterministic(t *testing.T, d *dataio.Dataset, p Params) {
+	t.Helper()
+	m1, r1, _ := mustTrain(t, d, p)
+	m2, _, _ := mustTrain(t, d, p)
+	if r1.NewtonSteps == 0 {
+		t.Fatalf("-s %s: the fallback did not run", p.Problem.Flag())
+	}
+	if !testkit.SameBits(m1.W, m2.W) {
+		t.Fatalf("-s %s: w %v, then %v", p.Problem.Flag(), m1.W, m2.W)
+	}
 }

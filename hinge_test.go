@@ -3,55 +3,14 @@ package acfcd
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/internal/synth"
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 )
-
-// TestHingeFinisher: on a low-dimensional problem at large C the dual of
-// -s 3 hands over to the interior-point finisher, and the answer is still
-// certified by the dual: w = Σ α_i y_i x_i, the largest KKT violation
-// ≤ eps recomputed independently, and a duality gap that certifies the
-// optimum itself.
-func TestHingeFinisher(t *testing.T) {
-	d := lowDim()
-	for _, sel := range dualSelections {
-		t.Run(sel.String(), func(t *testing.T) {
-			const eps = 1e-3
-			p := Params{Problem: HingeDual, C: 1000, Eps: eps, Bias: 1, Weights: map[float64]float64{-1: 2}, Select: sel, Seed: 5}
-			m, res, duals := mustTrain(t, d, p)
-			if !res.Converged || m.Partial {
-				t.Fatalf("not converged: %+v", res)
-			}
-			if res.NewtonSteps == 0 {
-				t.Fatalf("the finisher did not run: %+v", res)
-			}
-			checkHinge(t, d, m, duals[0], res, eps)
-			t.Logf("%d epochs + %d interior-point iterations, %d ops", res.Epochs, res.NewtonSteps, res.Operations)
-		})
-	}
-}
-
-// checkHinge checks a converged -s 3 result independently.
-func checkHinge(t *testing.T, d *dataio.Dataset, m *Model, h duals, res *Result, eps float64) independent {
-	t.Helper()
-	ind := evalIndependent(d, m, 0, h, HingeDual)
-	if ind.wDiff > 1e-10 {
-		t.Errorf("w differs from Σ α y x by %g", ind.wDiff)
-	}
-	if ind.violation > eps*(1+1e-9) {
-		t.Errorf("independent max violation %g > eps %g", ind.violation, eps)
-	}
-	if relDiff(ind.dual, res.Objective) > 1e-9 || relDiff(ind.primal, res.Primal) > 1e-9 {
-		t.Errorf("reported dual %v primal %v, independent %v %v", res.Objective, res.Primal, ind.dual, ind.primal)
-	}
-	checkBox(t, h)
-	return ind
-}
 
 // checkBox checks that every α of a -s 3 subproblem is within [0, C_i].
 func checkBox(t *testing.T, h duals) {
@@ -118,50 +77,16 @@ func TestHingeFinisherMatchesDual(t *testing.T) {
 			for _, bias := range []float64{-1, 1} {
 				t.Run(fmt.Sprintf("%s/C=%g/B=%g", name, c, bias), func(t *testing.T) {
 					const eps = 1e-7
-					p := Params{Problem: HingeDual, C: c, Eps: eps, Bias: bias, Seed: 2, MaxEpochs: 1000000, NoFallback: true}
-					_, ref, _ := mustTrain(t, d, p)
-					if !ref.Converged {
-						t.Fatalf("pure dual did not converge: %+v", ref)
-					}
-					p.NoFallback = false
-					p.Tuning = forcedSwitch(1)
-					m, res, duals := mustTrain(t, d, p)
+					ref, m, res, h := againstPureDual(t, d, Params{Problem: HingeDual, C: c, Eps: eps, Bias: bias, Seed: 2, MaxEpochs: 1000000})
 					// At small C the warm start, rounded at once, may
 					// already be within eps: no iteration then.
 					if !res.Converged || res.NewtonSteps == 0 && c >= 100 {
 						t.Fatalf("finisher run: %+v", res)
 					}
-					ind := checkHinge(t, d, m, duals[0], res, eps)
-					if rd := math.Abs(ind.dual-ref.Objective) / math.Max(1e-300, math.Abs(ref.Objective)); rd > 1e-9 {
-						t.Errorf("dual objective %.15g, pure dual %.15g (relative %.2g)", ind.dual, ref.Objective, rd)
-					}
+					checkPureDual(t, checkDual(t, d, m, h, res, HingeDual, eps).dual, ref.Objective)
 				})
 			}
 		}
-	}
-}
-
-// TestHingeOff: no finisher when turned off (for large d there is none:
-// TestTronOff, and solver/finish's TestEstimate).
-func TestHingeOff(t *testing.T) {
-	d := lowDim()
-	p := Params{Problem: HingeDual, C: 1000, Eps: 1e-3, Bias: 1, MaxEpochs: 50, NoFallback: true}
-	if _, res, _ := mustTrain(t, d, p); res.NewtonSteps != 0 {
-		t.Errorf("NoFallback: %d finisher iterations", res.NewtonSteps)
-	}
-}
-
-// TestHingeDeterministic: same seed, bit-identical model, finisher included.
-func TestHingeDeterministic(t *testing.T) {
-	d := lowDim()
-	p := Params{Problem: HingeDual, C: 100, Eps: 1e-3, Bias: 1, Seed: 9}
-	m1, r1, _ := mustTrain(t, d, p)
-	m2, _, _ := mustTrain(t, d, p)
-	if r1.NewtonSteps == 0 {
-		t.Fatal("finisher did not run")
-	}
-	if !sameBits(m1.W, m2.W) {
-		t.Fatalf("w %v, then %v", m1.W, m2.W)
 	}
 }
 
@@ -210,18 +135,11 @@ func TestHingeStorage(t *testing.T) {
 		}{{"sorted", base, base}, {"reversed", rev, rev}, {"float32", f32, f64}} {
 			t.Run(fmt.Sprintf("%s/B=%g", tc.name, bias), func(t *testing.T) {
 				const eps = 1e-7
-				p := Params{Problem: HingeDual, C: 100, Eps: eps, Bias: bias, Seed: 2, MaxEpochs: 1000000, NoFallback: true}
-				_, ref, _ := mustTrain(t, tc.train, p)
-				p.NoFallback = false
-				p.Tuning = forcedSwitch(1)
-				m, res, duals := mustTrain(t, tc.train, p)
+				ref, m, res, h := againstPureDual(t, tc.train, Params{Problem: HingeDual, C: 100, Eps: eps, Bias: bias, Seed: 2, MaxEpochs: 1000000})
 				if !res.Converged || res.NewtonSteps == 0 {
 					t.Fatalf("finisher run: %+v", res)
 				}
-				ind := checkHinge(t, tc.eval, m, duals[0], res, eps)
-				if rd := relDiff(ind.dual, ref.Objective); rd > 1e-9 {
-					t.Errorf("dual objective %.15g, pure dual %.15g (relative %.2g)", ind.dual, ref.Objective, rd)
-				}
+				checkPureDual(t, checkDual(t, tc.eval, m, h, res, HingeDual, eps).dual, ref.Objective)
 			})
 		}
 	}
@@ -252,7 +170,7 @@ func TestHingeDefersNearOptimal(t *testing.T) {
 		if !res.Converged || ind.violation > tc.eps*(1+1e-9) {
 			t.Errorf("%s: converged %v, independent violation %g", name, res.Converged, ind.violation)
 		}
-		if !switched.Converged || relDiff(res.Objective, switched.Objective) > 10*tc.eps {
+		if !switched.Converged || testkit.RelDiff(res.Objective, switched.Objective) > 10*tc.eps {
 			t.Errorf("%s: objectives %.10g (dual) and %.10g (switched, converged %v)", name, res.Objective, switched.Objective, switched.Converged)
 		}
 	}
@@ -271,7 +189,7 @@ func TestHingeSettles(t *testing.T) {
 	if !res.Converged || res.NewtonSteps == 0 {
 		t.Fatalf("with settling: %+v", res)
 	}
-	checkHinge(t, d, m, duals[0], res, eps)
+	checkDual(t, d, m, duals[0], res, HingeDual, eps)
 	noSettle := DefaultTuning()
 	noSettle.IPMSettleRel = 0
 	p.Tuning = &noSettle
@@ -279,8 +197,8 @@ func TestHingeSettles(t *testing.T) {
 	if !ref.Converged || ref.NewtonSteps == 0 {
 		t.Fatalf("without settling: %+v", ref)
 	}
-	checkHinge(t, d, m0, duals0[0], ref, eps)
-	if rd := relDiff(res.Objective, ref.Objective); rd > 1e-9 {
+	checkDual(t, d, m0, duals0[0], ref, HingeDual, eps)
+	if rd := testkit.RelDiff(res.Objective, ref.Objective); rd > 1e-9 {
 		t.Errorf("dual objective %.15g with settling, %.15g without (relative %.2g)", res.Objective, ref.Objective, rd)
 	}
 }
@@ -300,13 +218,13 @@ func TestHingeParts(t *testing.T) {
 	if !res.Converged || res.NewtonSteps == 0 {
 		t.Fatalf("%+v", res)
 	}
-	checkHinge(t, d, m, duals[0], res, eps)
+	checkDual(t, d, m, duals[0], res, HingeDual, eps)
 	for _, spare := range []int{0, 3} {
 		mp, resp, err := trainWith(context.Background(), d, p, procs.NewPool(spare))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if resp.NewtonSteps != res.NewtonSteps || !sameBits(mp.W, m.W) {
+		if resp.NewtonSteps != res.NewtonSteps || !testkit.SameBits(mp.W, m.W) {
 			t.Fatalf("%d spare processors: %d iterations, w %v; alone %d, %v", spare, resp.NewtonSteps, mp.W, res.NewtonSteps, m.W)
 		}
 	}
@@ -330,7 +248,7 @@ func TestHingeBinaryRows(t *testing.T) {
 	if r1.NewtonSteps == 0 {
 		t.Fatal("finisher did not run")
 	}
-	if !sameBits(m1.W, m2.W) {
+	if !testkit.SameBits(m1.W, m2.W) {
 		t.Fatalf("w on the binary path %v, on the general one %v", m1.W, m2.W)
 	}
 }
@@ -353,8 +271,8 @@ func TestHingeSecondRound(t *testing.T) {
 	if !res.Converged || !ref.Converged {
 		t.Fatalf("reckless settling: %+v\nno settling: %+v", res, ref)
 	}
-	checkHinge(t, d, m, duals[0], res, eps)
-	if rd := relDiff(res.Objective, ref.Objective); rd > 1e-5 {
+	checkDual(t, d, m, duals[0], res, HingeDual, eps)
+	if rd := testkit.RelDiff(res.Objective, ref.Objective); rd > 1e-5 {
 		t.Errorf("dual objective %.10g, without settling %.10g", res.Objective, ref.Objective)
 	}
 	t.Logf("%d epochs, %d interior-point iterations (without settling: %d, %d)", res.Epochs, res.NewtonSteps, ref.Epochs, ref.NewtonSteps)

@@ -6,21 +6,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 )
-
-// allocated returns the bytes the Go heap handed out while f ran.
-func allocated(f func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
 
 // loadText writes text to a file named name and loads it.
 func loadText(t *testing.T, name, text string, opt dataio.Options) *dataio.Dataset {
@@ -55,7 +46,7 @@ func TestHugeFeatureCount(t *testing.T) {
 		d := loadText(t, "big.svm", fmt.Sprintf("-1 1:1\n1 %d:1\n", c.index), dataio.Options{})
 		for _, p := range problems {
 			var err error
-			if n := allocated(func() { _, _, err = Train(ctx, d, p) }); n > 1<<20 {
+			if n := testkit.Allocated(func() { _, _, err = Train(ctx, d, p) }); n > 1<<20 {
 				t.Errorf("index %d, -s %s: allocated %d bytes", c.index, p.Problem.Flag(), n)
 			}
 			if err == nil || !strings.HasPrefix(err.Error(), d.Source+c.want) {

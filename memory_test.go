@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 )
 
@@ -105,7 +106,7 @@ func TestStreamedSweeps(t *testing.T) {
 			if ind.violation > eps*(1+1e-9) || ind.wDiff > 1e-9 {
 				t.Errorf("%s: independent violation %g (eps %g), w mismatch %g", name, ind.violation, eps, ind.wDiff)
 			}
-			if rd := relDiff(ind.dual, whole.Objective); rd > 1e-3 {
+			if rd := testkit.RelDiff(ind.dual, whole.Objective); rd > 1e-3 {
 				t.Errorf("%s: streamed dual %.10g, whole-sweep dual %.10g (rel %g)", name, ind.dual, whole.Objective, rd)
 			}
 			for j := range m.W {
@@ -127,9 +128,9 @@ func TestStreamedSweeps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	whole := allocated(train)
+	whole := testkit.Allocated(train)
 	p.Tuning = streamSweeps(1024)
-	streamed := allocated(train)
+	streamed := testkit.Allocated(train)
 	if saved := int64(whole) - int64(streamed); saved < 11*int64(big.Rows) {
 		t.Errorf("streamed sweeps allocate %d bytes, whole sweeps %d: saved %d, want ≥ %d", streamed, whole, saved, 11*big.Rows)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/synth"
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 )
 
@@ -29,7 +30,7 @@ func sameResult(a, b *Result) string {
 	x.Classes, y.Classes = nil, nil
 	fa := []float64{x.Objective, x.Primal, x.Gap, x.Violation, x.C, x.Eps}
 	fb := []float64{y.Objective, y.Primal, y.Gap, y.Violation, y.C, y.Eps}
-	if !sameBits(fa, fb) {
+	if !testkit.SameBits(fa, fb) {
 		return fmt.Sprintf("objective, primal, gap, violation %v vs %v", fa, fb)
 	}
 	x.Objective, x.Primal, x.Gap, x.Violation = 0, 0, 0, 0
@@ -90,7 +91,7 @@ func TestTrainSameAtAnyProcs(t *testing.T) {
 					ms[k], rs[k] = m, res
 				})
 			}
-			if !sameBits(ms[0].W, ms[1].W) {
+			if !testkit.SameBits(ms[0].W, ms[1].W) {
 				t.Error("the models differ")
 			}
 			if s := sameResult(rs[0], rs[1]); s != "" {
@@ -167,9 +168,9 @@ func TestCrossValidate(t *testing.T) {
 						t.Fatal(err)
 					}
 					want := 100 * float64(correct) / float64(c.d.Rows)
-					if r.Correct != correct || math.Float64bits(r.Accuracy) != math.Float64bits(want) || !sameBits(r.Predicted, pred) {
+					if r.Correct != correct || math.Float64bits(r.Accuracy) != math.Float64bits(want) || !testkit.SameBits(r.Predicted, pred) {
 						t.Errorf("procs %d: %d correct (%v%%), sequential %d (%v%%); predictions equal: %v",
-							procs, r.Correct, r.Accuracy, correct, want, sameBits(r.Predicted, pred))
+							procs, r.Correct, r.Accuracy, correct, want, testkit.SameBits(r.Predicted, pred))
 					}
 					if len(r.Results) != c.folds || r.Folds != c.folds || r.Rows != c.d.Rows {
 						t.Errorf("procs %d: %+v", procs, r)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 )
 
@@ -59,10 +60,10 @@ func TestSolutions(t *testing.T) {
 						if m.NrW > 1 {
 							r = &res.Classes[c]
 						}
-						if relDiff(ind.dual, r.Objective) > 1e-9 {
+						if testkit.RelDiff(ind.dual, r.Objective) > 1e-9 {
 							t.Errorf("class %d: objective %v, independent %v", c, r.Objective, ind.dual)
 						}
-						if relDiff(ind.primal, r.Primal) > 1e-9 {
+						if testkit.RelDiff(ind.primal, r.Primal) > 1e-9 {
 							t.Errorf("class %d: primal %v, independent %v", c, r.Primal, ind.primal)
 						}
 						if math.Abs(r.Violation-ind.violation) > 1e-9*(1+ind.violation) {
@@ -73,7 +74,7 @@ func TestSolutions(t *testing.T) {
 						}
 						dualSum += ind.dual
 					}
-					if relDiff(dualSum, res.Objective) > 1e-9 {
+					if testkit.RelDiff(dualSum, res.Objective) > 1e-9 {
 						t.Errorf("total objective %v, independent %v", res.Objective, dualSum)
 					}
 				})
@@ -103,7 +104,7 @@ func TestSelectionsAgree(t *testing.T) {
 					t.Logf("%-10s objective %.12g primal %.12g gap %.3g (rel %.2g) violation %.2g steps %d", sel, res.Objective, res.Primal, res.Gap, res.Gap/math.Abs(res.Primal), res.Violation, res.Iterations)
 				}
 				for k := 1; k < len(objs); k++ {
-					if relDiff(objs[k], objs[0]) > 1e-7 {
+					if testkit.RelDiff(objs[k], objs[0]) > 1e-7 {
 						t.Errorf("%s objective %.12g vs %s %.12g", dualSelections[k], objs[k], dualSelections[0], objs[0])
 					}
 				}
@@ -326,7 +327,7 @@ func TestProgress(t *testing.T) {
 			t.Errorf("%s: %d progress calls for %d epochs", sel, n, res.Epochs)
 		}
 		// The tracked objective (f minus the exact gains) matches the final one.
-		if relDiff(last.Objective, res.Objective) > 1e-3 {
+		if testkit.RelDiff(last.Objective, res.Objective) > 1e-3 {
 			t.Errorf("%s: last progress objective %v, final %v", sel, last.Objective, res.Objective)
 		}
 	}
@@ -348,7 +349,7 @@ func TestTrackedObjectiveFinite(t *testing.T) {
 				last = pr
 			}}
 		_, res, _ := mustTrain(t, d, p)
-		if relDiff(last.Objective, res.Objective) > 1e-6 {
+		if testkit.RelDiff(last.Objective, res.Objective) > 1e-6 {
 			t.Errorf("%s: tracked objective %v, recomputed %v", sel, last.Objective, res.Objective)
 		}
 	}
@@ -364,7 +365,7 @@ func TestFloat32(t *testing.T) {
 				p := Params{Problem: s, C: pr.c, Eps: 1e-4, Bias: pr.bias, Weights: pr.weights, Select: sel, Seed: 5, MaxEpochs: 100000}
 				_, r64, _ := mustTrain(t, d64, p)
 				m32, r32, duals := mustTrain(t, d32, p)
-				if !r32.Converged || relDiff(r32.Objective, r64.Objective) > 1e-6 {
+				if !r32.Converged || testkit.RelDiff(r32.Objective, r64.Objective) > 1e-6 {
 					t.Errorf("%s s=%s %s: float32 objective %v (converged %v), float64 %v", pr.name, s.Flag(), sel, r32.Objective, r32.Converged, r64.Objective)
 				}
 				for c := 0; c < m32.NrW; c++ {

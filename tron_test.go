@@ -3,10 +3,10 @@ package acfcd
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 )
 
@@ -29,56 +29,16 @@ func TestTronMatchesDual(t *testing.T) {
 			for _, bias := range []float64{-1, 1} {
 				t.Run(fmt.Sprintf("s=%s/C=%g/B=%g", s.Flag(), c, bias), func(t *testing.T) {
 					const eps = 1e-7
-					p := Params{Problem: s, C: c, Eps: eps, Bias: bias, Weights: map[float64]float64{-1: 2}, Seed: 2, MaxEpochs: 1000000, NoFallback: true}
-					_, ref, _ := mustTrain(t, d, p)
-					if !ref.Converged {
-						t.Fatalf("pure dual did not converge: %+v", ref)
-					}
-					p.NoFallback = false
-					p.Tuning = forcedSwitch(1)
-					m, res, duals := mustTrain(t, d, p)
+					ref, m, res, h := againstPureDual(t, d, Params{Problem: s, C: c, Eps: eps, Bias: bias, Weights: map[float64]float64{-1: 2}, Seed: 2, MaxEpochs: 1000000})
 					if !res.Converged || m.Partial || res.NewtonSteps == 0 {
 						t.Fatalf("Newton-CG run: %+v", res)
 					}
-					ind := checkTron(t, d, m, duals[0], res, s, eps)
-					if rd := math.Abs(ind.dual-ref.Objective) / math.Max(1e-300, math.Abs(ref.Objective)); rd > 1e-9 {
-						t.Errorf("dual objective %.15g, pure dual %.15g (relative %.2g)", ind.dual, ref.Objective, rd)
-					}
+					checkPureDual(t, checkDual(t, d, m, h, res, s, eps).dual, ref.Objective)
 					t.Logf("%d epochs + %d Newton-CG steps (pure dual: %d epochs)", res.Epochs, res.NewtonSteps, ref.Epochs)
 				})
 			}
 		}
 	}
-}
-
-// checkTron checks a converged -s 1 or -s 7 result independently.
-func checkTron(t *testing.T, d *dataio.Dataset, m *Model, h duals, res *Result, s Problem, eps float64) independent {
-	t.Helper()
-	ind := evalIndependent(d, m, 0, h, s)
-	if ind.wDiff > 1e-10 {
-		t.Errorf("w differs from Σ α y x by %g", ind.wDiff)
-	}
-	limit := eps
-	if s == SquaredHingeDual {
-		limit = eps / 2 // -e certifies max|PG| ≤ eps/2 for the SVMs (Train)
-	}
-	if ind.violation > limit*(1+1e-9) {
-		t.Errorf("independent max violation %g > %g", ind.violation, limit)
-	}
-	if relDiff(ind.dual, res.Objective) > 1e-9 || relDiff(ind.primal, res.Primal) > 1e-9 {
-		t.Errorf("reported dual %v primal %v, independent %v %v", res.Objective, res.Primal, ind.dual, ind.primal)
-	}
-	for i, a := range h.alpha {
-		if s == LogisticDual {
-			c := h.ub[(h.y[i]+1)>>1]
-			if !(a > 0 && h.alphaC[i] > 0 && math.Abs(a+h.alphaC[i]-c) <= 1e-12*c) {
-				t.Fatalf("α[%d] = %v, C−α = %v, C = %v", i, a, h.alphaC[i], c)
-			}
-		} else if !(a >= 0) {
-			t.Fatalf("α[%d] = %v", i, a)
-		}
-	}
-	return ind
 }
 
 // TestTronSelections: every selection, at the default eps and the real
@@ -94,7 +54,7 @@ func TestTronSelections(t *testing.T) {
 				if !res.Converged || res.NewtonSteps == 0 {
 					t.Fatalf("%+v", res)
 				}
-				checkTron(t, d, m, duals[0], res, s, eps)
+				checkDual(t, d, m, duals[0], res, s, eps)
 			})
 		}
 	}
@@ -104,7 +64,7 @@ func TestTronSelections(t *testing.T) {
 // finisher.
 func TestTronOff(t *testing.T) {
 	d := highDim(33)
-	for _, s := range []Problem{SquaredHingeDual, HingeDual, LogisticDual} {
+	for _, s := range dualProblems {
 		p := Params{Problem: s, C: 100, Eps: 1e-3, Bias: 1, MaxEpochs: 30, NoFallback: s != HingeDual, Tuning: forcedSwitch(1)}
 		if _, res, _ := mustTrain(t, d, p); res.NewtonSteps != 0 {
 			t.Errorf("-s %s: %d Newton steps", s.Flag(), res.NewtonSteps)
@@ -116,15 +76,7 @@ func TestTronOff(t *testing.T) {
 func TestTronDeterministic(t *testing.T) {
 	d := highDim(34)
 	for _, s := range []Problem{SquaredHingeDual, LogisticDual} {
-		p := Params{Problem: s, C: 100, Eps: 1e-4, Bias: 1, Seed: 9, Tuning: forcedSwitch(1)}
-		m1, r1, _ := mustTrain(t, d, p)
-		m2, _, _ := mustTrain(t, d, p)
-		if r1.NewtonSteps == 0 {
-			t.Fatalf("-s %s: Newton-CG did not run", s.Flag())
-		}
-		if !sameBits(m1.W, m2.W) {
-			t.Fatalf("-s %s: w %v, then %v", s.Flag(), m1.W, m2.W)
-		}
+		checkDeterministic(t, d, Params{Problem: s, C: 100, Eps: 1e-4, Bias: 1, Seed: 9, Tuning: forcedSwitch(1)})
 	}
 }
 
@@ -155,7 +107,7 @@ func TestTronCancel(t *testing.T) {
 				t.Fatalf("-s %s: α[%d] = %v", s.Flag(), i, a)
 			}
 		}
-		if relDiff(ind.dual, res.Objective) > 1e-9 {
+		if testkit.RelDiff(ind.dual, res.Objective) > 1e-9 {
 			t.Errorf("-s %s: reported dual %v, independent %v", s.Flag(), res.Objective, ind.dual)
 		}
 	}

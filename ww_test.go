@@ -13,6 +13,7 @@ import (
 
 	"github.com/acfcd/acfcd/acf"
 	"github.com/acfcd/acfcd/internal/procs"
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 )
 
@@ -205,10 +206,10 @@ func TestWWSolutions(t *testing.T) {
 				if math.Abs(ev.violation-res.Violation) > 1e-9*(1+ev.violation) {
 					t.Errorf("reported violation %g, independent %g", res.Violation, ev.violation)
 				}
-				if relDiff(ev.dual, res.Objective) > 1e-9 {
+				if testkit.RelDiff(ev.dual, res.Objective) > 1e-9 {
 					t.Errorf("objective %v, independent %v", res.Objective, ev.dual)
 				}
-				if relDiff(ev.primal, res.Primal) > 1e-9 {
+				if testkit.RelDiff(ev.primal, res.Primal) > 1e-9 {
 					t.Errorf("primal %v, independent %v", res.Primal, ev.primal)
 				}
 				if res.Gap < -1e-9*math.Abs(res.Primal) || res.Gap > 0.05*math.Abs(res.Primal) {
@@ -242,7 +243,7 @@ func TestWWTightGap(t *testing.T) {
 				}
 				objs = append(objs, res.Objective)
 			}
-			if relDiff(objs[0], objs[1]) > 1e-8 {
+			if testkit.RelDiff(objs[0], objs[1]) > 1e-8 {
 				t.Errorf("uniform objective %.15g, acf %.15g", objs[0], objs[1])
 			}
 		})
@@ -285,7 +286,7 @@ func TestWWTwoClasses(t *testing.T) {
 					break
 				}
 			}
-			if relDiff(2*res.Objective, resb.Objective) > 1e-9 || relDiff(2*res.Primal, resb.Primal) > 1e-9 {
+			if testkit.RelDiff(2*res.Objective, resb.Objective) > 1e-9 || testkit.RelDiff(2*res.Primal, resb.Primal) > 1e-9 {
 				t.Errorf("bias %g %s: 2·f_WW %.12g vs binary %.12g; 2·P_WW %.12g vs %.12g", bias, sel,
 					2*res.Objective, resb.Objective, 2*res.Primal, resb.Primal)
 			}
@@ -415,7 +416,7 @@ func TestWWErrorsAndEdges(t *testing.T) {
 	p := Params{C: 2, Eps: 1e-8, Bias: 1, Select: ACF, Seed: 4, MaxEpochs: 100000}
 	m32, r32, du := wwTrain(t, d32, p)
 	mr, rr, _ := wwTrain(t, dr, p)
-	if !r32.Converged || relDiff(r32.Objective, rr.Objective) > 1e-9 {
+	if !r32.Converged || testkit.RelDiff(r32.Objective, rr.Objective) > 1e-9 {
 		t.Fatalf("float32 objective %v, float64 %v", r32.Objective, rr.Objective)
 	}
 	if ev := wwEvaluate(d32, m32, du); ev.wDiff > 1e-10 || ev.violation > 1e-8*(1+1e-9) {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acfcd/acfcd/io/internal/csrtest"
+	"github.com/acfcd/acfcd/internal/testkit"
 )
 
 // Small real and broken inputs with the message each gets (empty: valid).
@@ -83,7 +83,7 @@ func TestHugeIndexBounded(t *testing.T) {
 		}
 		var d *Dataset
 		var err error
-		if n := csrtest.Allocated(func() { d, err = Load(path, Options{}) }); n > limit {
+		if n := testkit.Allocated(func() { d, err = Load(path, Options{}) }); n > limit {
 			t.Errorf("%s: loading allocated %d bytes", name, n)
 		}
 		if err != nil {
@@ -99,7 +99,7 @@ func TestHugeIndexBounded(t *testing.T) {
 		if err := WriteCache(cache, d); err != nil {
 			t.Fatal(err)
 		}
-		if n := csrtest.Allocated(func() { d, err = Load(cache, Options{}) }); n > limit {
+		if n := testkit.Allocated(func() { d, err = Load(cache, Options{}) }); n > limit {
 			t.Errorf("%s: loading the cache allocated %d bytes", name, n)
 		}
 		if err != nil {

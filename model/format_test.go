@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/acfcd/acfcd/internal/testkit"
 )
 
 // Golden files: the text liblinear's save_model writes for these models,
@@ -351,8 +353,8 @@ func FuzzReadModel(f *testing.F) {
 		// excess is measured a second time: a reader that over-allocates
 		// does so every time.
 		read := func() { m, err = ReadModel(bytes.NewReader(data), "fuzz") }
-		if a, limit := allocated(read), uint64(1<<20+64*len(data)); a > limit {
-			if a2 := allocated(read); a2 > limit {
+		if a, limit := testkit.Allocated(read), uint64(1<<20+64*len(data)); a > limit {
+			if a2 := testkit.Allocated(read); a2 > limit {
 				t.Fatalf("a %d-byte model allocated %d then %d bytes (limit %d)", len(data), a, a2, limit)
 			}
 		}

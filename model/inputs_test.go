@@ -5,19 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-)
 
-// allocated returns the bytes the Go heap handed out while f ran.
-func allocated(f func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
+	"github.com/acfcd/acfcd/internal/testkit"
+)
 
 // Small real and broken model files with the message each gets (empty:
 // valid). TestInputMessages checks them; TestWriteModelSeeds writes
@@ -59,7 +51,7 @@ var inputs = []struct{ name, text, want string }{
 func TestInputMessages(t *testing.T) {
 	for _, in := range inputs {
 		var err error
-		if n := allocated(func() { _, err = ReadModel(strings.NewReader(in.text), "f") }); n > 2<<20 {
+		if n := testkit.Allocated(func() { _, err = ReadModel(strings.NewReader(in.text), "f") }); n > 2<<20 {
 			t.Errorf("%s: allocated %d bytes", in.name, n)
 		}
 		if got := fmt.Sprint(err); (err == nil) != (in.want == "") || (err != nil && got != in.want) {
@@ -81,7 +73,7 @@ func TestHugeLabelLine(t *testing.T) {
 	b.WriteString("\nnr_feature 2147483647\nbias 1\nw\n0 0 0\n")
 	size := b.Len()
 	var err error
-	if n := allocated(func() { _, err = ReadModel(&b, "f") }); n > uint64(16*size) {
+	if n := testkit.Allocated(func() { _, err = ReadModel(&b, "f") }); n > uint64(16*size) {
 		t.Errorf("a %d-byte model file allocated %d bytes", size, n)
 	}
 	if err == nil || err.Error() != "f:7: weight row 1 has 3 values, want 1000000" {

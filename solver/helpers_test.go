@@ -693,13 +693,7 @@ func (m *model) batch(s *msel) (float64, bool) {
 		}
 	}
 	if !stop && (s.shrinking || s.kind == Shrink) {
-		s.th = Thresholds{pgMax, pgMin}
-		if s.th.Max <= 0 {
-			s.th.Max = math.Inf(1)
-		}
-		if s.th.Min >= 0 {
-			s.th.Min = math.Inf(-1)
-		}
+		s.th = nextThresholds(pgMax, pgMin)
 	}
 	if s.warm {
 		m.prefs.EndWarmup()

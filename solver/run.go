@@ -49,6 +49,20 @@ type Thresholds struct{ Max, Min float64 }
 
 var noShrink = Thresholds{math.Inf(1), math.Inf(-1)}
 
+// nextThresholds returns liblinear's thresholds for the batch after one
+// whose unshrunk steps had projected gradients in [pgMin, pgMax]; a side
+// with no gradient past 0 shrinks nothing.
+func nextThresholds(pgMax, pgMin float64) Thresholds {
+	th := Thresholds{pgMax, pgMin}
+	if th.Max <= 0 {
+		th.Max = math.Inf(1)
+	}
+	if th.Min >= 0 {
+		th.Min = math.Inf(-1)
+	}
+	return th
+}
+
 // Repair says what a repair step of a failed full pass does to the ACF
 // preference of its coordinate.
 type Repair uint8

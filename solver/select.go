@@ -202,13 +202,7 @@ func (s *selection) batch(r *Run) (viol float64, stop bool) {
 		}
 	}
 	if !stop && (s.shrinking || s.kind == Shrink) {
-		s.th = Thresholds{pgMax, pgMin}
-		if s.th.Max <= 0 {
-			s.th.Max = math.Inf(1)
-		}
-		if s.th.Min >= 0 {
-			s.th.Min = math.Inf(-1)
-		}
+		s.th = nextThresholds(pgMax, pgMin)
 	}
 	if s.warm {
 		s.prefs.EndWarmup()

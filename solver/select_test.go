@@ -180,13 +180,7 @@ func TestShrink(t *testing.T) {
 					if len(visited) != len(b) || len(b) != e.entries {
 						t.Fatalf("C %g seed %d: a sweep of %d steps on %d coordinates, %d entries", C, seed, len(b), len(visited), e.entries)
 					}
-					th = Thresholds{pgMax, pgMin}
-					if pgMax <= 0 {
-						th.Max = math.Inf(1)
-					}
-					if pgMin >= 0 {
-						th.Min = math.Inf(-1)
-					}
+					th = nextThresholds(pgMax, pgMin)
 					b = b[:0]
 				case evPassEnd:
 					if !e.ok {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/synth"
 	dataio "github.com/acfcd/acfcd/io"
 	solver "github.com/acfcd/acfcd/solver"
 )
@@ -21,31 +22,13 @@ var (
 // score, a fraction noise of them flipped.
 func binaryData(seed uint64, rows, feats int, density, noise float64, empty int) *dataio.Dataset {
 	r := rand.New(rand.NewPCG(seed, 0x64))
-	truth := make([]float64, feats)
-	for j := range truth {
-		truth[j] = r.NormFloat64()
-	}
-	d := &dataio.Dataset{Rows: rows, Features: feats, RowPtr: make([]int64, 1, rows+1), Value: []float64{}}
-	for i := range rows {
-		var score float64
-		for j := 0; j < feats && i >= empty; j++ {
-			if v := 2*r.Float64() - 1; r.Float64() < density && v != 0 {
-				d.Index = append(d.Index, int32(j))
-				d.Value = append(d.Value, v)
-				score += v * truth[j]
-			}
+	return synth.Linear(r, rows, feats, noise, func(i, _ int) (float64, bool) {
+		if i < empty {
+			return 0, false
 		}
-		y := 1.0
-		if score < 0 {
-			y = -1
-		}
-		if r.Float64() < noise {
-			y = -y
-		}
-		d.Label = append(d.Label, y)
-		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
-	}
-	return d
+		v := 2*r.Float64() - 1
+		return v, r.Float64() < density && v != 0
+	})
 }
 
 // newProblem returns a subproblem of d (bias 1, eps) with class +1 at cost

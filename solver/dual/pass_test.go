@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/procs"
+	"github.com/acfcd/acfcd/internal/testkit"
 	solver "github.com/acfcd/acfcd/solver"
 )
 
@@ -73,18 +74,6 @@ func clone(p *Problem, tune *solver.Tuning, pool *procs.Pool) *Problem {
 	return &c
 }
 
-// tolerances returns the eps values for the pass tests from the sorted
-// violations at the test point: none violates; the largest 1, 2, 3, 5,
-// 10 and 30; half of them.
-func tolerances(sorted []float64) []float64 {
-	n := len(sorted)
-	eps := []float64{2 * sorted[n-1]}
-	for _, k := range []int{1, 2, 3, 5, 10, 30, n / 2} {
-		eps = append(eps, sorted[n-1-k])
-	}
-	return eps
-}
-
 // TestKKTPassChunked: the full pass in chunks of 37 rows, with 0, 1 or 3
 // helpers, and in one chunk, takes the same steps as the plain sequential
 // loop (same α, w, objective, step and operation counts, violation and
@@ -121,7 +110,7 @@ func TestKKTPassChunked(t *testing.T) {
 		}
 		sorted := slices.Clone(viols)
 		slices.Sort(sorted)
-		for _, eps := range tolerances(sorted) {
+		for _, eps := range testkit.Tolerances(sorted) {
 			for _, repair := range []bool{false, true} {
 				name := fmt.Sprintf("%s/eps=%.3g/repair=%v", lossNames[loss], eps, repair)
 				p.Eps = eps
@@ -139,7 +128,7 @@ func TestKKTPassChunked(t *testing.T) {
 					rg := solver.NewRun(got, solver.Config{Selection: solver.ACFShrink})
 					rg.Obj = r.Obj
 					ok := got.Pass(rg, repair)
-					if ok != okRef || !sameBits(got.W, ref.W) || !sameBits(got.Alpha, ref.Alpha) || !sameBits(got.AlphaC, ref.AlphaC) ||
+					if ok != okRef || !testkit.SameBits(got.W, ref.W) || !testkit.SameBits(got.Alpha, ref.Alpha) || !testkit.SameBits(got.AlphaC, ref.AlphaC) ||
 						math.Float64bits(rg.Obj) != math.Float64bits(rr.Obj) || rg.Steps != rr.Steps || got.Ops != ref.Ops ||
 						math.Float64bits(got.PassViol) != math.Float64bits(ref.PassViol) {
 						t.Errorf("%s, %s: ok %v steps %d ops %d obj %v viol %v; sequential loop: ok %v steps %d ops %d obj %v viol %v",
@@ -173,7 +162,7 @@ func TestKKTPassChunked(t *testing.T) {
 						}
 					}
 				}
-				if !sameBits(primal, []float64{primal[0], primal[0], primal[0]}) {
+				if !testkit.SameBits(primal, []float64{primal[0], primal[0], primal[0]}) {
 					t.Errorf("%s: primal values %v depend on the helpers", name, primal)
 				}
 			}
@@ -185,9 +174,4 @@ func TestKKTPassChunked(t *testing.T) {
 	if !firstInLaterChunk {
 		t.Error("no case had its first violator past the first chunks")
 	}
-}
-
-// sameBits reports whether a and b hold the same float64s, bit for bit.
-func sameBits(a, b []float64) bool {
-	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
 }

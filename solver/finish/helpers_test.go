@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/synth"
 	dataio "github.com/acfcd/acfcd/io"
 	solver "github.com/acfcd/acfcd/solver"
 	"github.com/acfcd/acfcd/solver/dual"
@@ -16,32 +17,12 @@ import (
 // C the dual of such overlapping classes stalls, the finishers' case.
 func overlapping(seed uint64, rows, feats int, density, noise, scale float64) *dataio.Dataset {
 	r := rand.New(rand.NewPCG(seed, 5))
-	truth := make([]float64, feats)
-	for j := range truth {
-		truth[j] = r.NormFloat64()
-	}
-	d := &dataio.Dataset{Rows: rows, Features: feats, RowPtr: []int64{0}, Value: []float64{}}
-	for range rows {
-		var score float64
-		for j := range feats {
-			if r.Float64() < density {
-				v := scale * (2*r.Float64() - 1)
-				d.Index = append(d.Index, int32(j))
-				d.Value = append(d.Value, v)
-				score += v * truth[j]
-			}
+	return synth.Linear(r, rows, feats, noise, func(_, _ int) (float64, bool) {
+		if r.Float64() >= density {
+			return 0, false
 		}
-		y := 1.0
-		if score < 0 {
-			y = -1
-		}
-		if r.Float64() < noise {
-			y = -y
-		}
-		d.Label = append(d.Label, y)
-		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
-	}
-	return d
+		return scale * (2*r.Float64() - 1), true
+	})
 }
 
 // lowDim is the case the finishers exist for: many overlapping examples,
@@ -128,8 +109,4 @@ func (x *fixture) checkState(t *testing.T, alpha, alphaC, w []float64) {
 			}
 		}
 	}
-}
-
-func relDiff(a, b float64) float64 {
-	return math.Abs(a-b) / math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }

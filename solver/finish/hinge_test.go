@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/procs"
+	"github.com/acfcd/acfcd/internal/testkit"
 	solver "github.com/acfcd/acfcd/solver"
 	"github.com/acfcd/acfcd/solver/dual"
 )
@@ -95,10 +96,10 @@ func TestHingeWarmStartAtOptimum(t *testing.T) {
 			t.Fatalf("example %d: α %v, C − α %v (C %v), s %v, t %v", i, a, hg.u[q], x.p.UB[(x.p.Y[i]+1)>>1], hg.s[q], hg.t[q])
 		}
 	}
-	if !x.f.hingeRestore(x.r) && relDiff(x.r.Obj, obj) > 1e-12 {
+	if !x.f.hingeRestore(x.r) && testkit.RelDiff(x.r.Obj, obj) > 1e-12 {
 		t.Fatalf("objective %v after the finisher, %v before", x.r.Obj, obj)
 	}
-	if rd := relDiff(x.r.Obj, obj); rd > 1e-9 {
+	if rd := testkit.RelDiff(x.r.Obj, obj); rd > 1e-9 {
 		t.Errorf("objective %.15g, at the switch %.15g", x.r.Obj, obj)
 	}
 }

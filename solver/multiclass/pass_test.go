@@ -7,20 +7,9 @@ import (
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/procs"
+	"github.com/acfcd/acfcd/internal/testkit"
 	solver "github.com/acfcd/acfcd/solver"
 )
-
-// tolerances returns the eps values for the pass tests from the sorted
-// violations at the test point: none violates; the largest 1, 2, 3, 5, 10
-// and 30; half of them.
-func tolerances(sorted []float64) []float64 {
-	n := len(sorted)
-	eps := []float64{2 * sorted[n-1]}
-	for _, k := range []int{1, 2, 3, 5, 10, 30, n / 2} {
-		eps = append(eps, sorted[n-1-k])
-	}
-	return eps
-}
 
 // clone copies s's point and counters, with tuning t, helpers from pool
 // and scratch of its own.
@@ -32,10 +21,6 @@ func clone(s *Problem, t *solver.Tuning, pool *procs.Pool) *Problem {
 	c.chunks = nil
 	c.tune, c.pool = t, pool
 	return &c
-}
-
-func sameBits(a, b []float64) bool {
-	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
 }
 
 // TestWWKKTPassChunked: a full pass cut into many small chunks, scanned
@@ -64,7 +49,7 @@ func TestWWKKTPassChunked(t *testing.T) {
 	one.KKTChunkRows = d.Rows
 	small := base
 	small.KKTChunkRows, small.KKTParallelNNZ = 37, 0
-	for _, eps := range tolerances(sorted) {
+	for _, eps := range testkit.Tolerances(sorted) {
 		for _, repair := range []bool{false, true} {
 			name := fmt.Sprintf("eps=%.3g/repair=%v", eps, repair)
 			s.eps = eps
@@ -83,7 +68,7 @@ func TestWWKKTPassChunked(t *testing.T) {
 			for _, helpers := range []int{0, 1, 3} {
 				got := clone(s, &small, procs.NewPool(helpers))
 				ok, r := pass(got)
-				if ok != okRef || !sameBits(got.W, ref.W) || !sameBits(got.Alpha, ref.Alpha) ||
+				if ok != okRef || !testkit.SameBits(got.W, ref.W) || !testkit.SameBits(got.Alpha, ref.Alpha) ||
 					math.Float64bits(r.Obj) != math.Float64bits(rRef.Obj) || r.Steps != rRef.Steps || got.Ops != ref.Ops ||
 					math.Float64bits(got.PassViol) != math.Float64bits(ref.PassViol) {
 					t.Errorf("%s, %d helpers: ok %v steps %d ops %d obj %v viol %v; one chunk: ok %v steps %d ops %d obj %v viol %v",
@@ -94,7 +79,7 @@ func TestWWKKTPassChunked(t *testing.T) {
 				}
 				primal = append(primal, got.PassPrimal)
 			}
-			if !sameBits(primal, []float64{primal[0], primal[0], primal[0]}) {
+			if !testkit.SameBits(primal, []float64{primal[0], primal[0], primal[0]}) {
 				t.Errorf("%s: primal values %v depend on the helpers", name, primal)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acfcd/acfcd/internal/testkit"
 	"github.com/acfcd/acfcd/io/internal/csr"
 	"github.com/acfcd/acfcd/io/internal/csrtest"
 )
@@ -572,7 +573,7 @@ func TestCacheAbsurdHeaderBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		var err error
-		if a := csrtest.Allocated(func() { _, err = cnOpen(t, path, csr.Options{}) }); a > 1<<20 {
+		if a := testkit.Allocated(func() { _, err = cnOpen(t, path, csr.Options{}) }); a > 1<<20 {
 			t.Errorf("%s: allocated %d bytes", tc.name, a)
 		}
 		if err == nil || !strings.HasPrefix(err.Error(), path+": ") || !strings.Contains(err.Error(), tc.want) {

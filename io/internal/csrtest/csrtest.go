@@ -6,9 +6,9 @@ package csrtest
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/testkit"
 	"github.com/acfcd/acfcd/io/internal/csr"
 )
 
@@ -54,21 +54,12 @@ func diffSlice[T any](name string, a, b []T, bits func(T) uint64) string {
 	return ""
 }
 
-// Allocated returns the bytes the Go heap handed out while f ran.
-func Allocated(f func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
-
 // CheckAllocBound fails t if f, reading an input of n bytes, allocates
 // more than 1 MiB + 512 bytes per input byte: a small file must not make
 // the readers allocate by what it claims.
 func CheckAllocBound(t testing.TB, n int, f func()) {
 	t.Helper()
-	if a, limit := Allocated(f), uint64(1<<20+512*n); a > limit {
+	if a, limit := testkit.Allocated(f), uint64(1<<20+512*n); a > limit {
 		t.Fatalf("a %d-byte input allocated %d bytes (limit %d)", n, a, limit)
 	}
 }
