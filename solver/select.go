@@ -230,7 +230,10 @@ func (s *selection) steps(r *Run, b []int32, pgMaxP, pgMinP *float64) bool {
 	inPlace := s.kind == Shrink
 	th := s.th
 	ahead := r.tune.PrefetchAhead
-	pgMax, pgMin := *pgMaxP, *pgMinP // locals, kept in registers
+	// Locals, and comparisons rather than the NaN-aware builtin max and min
+	// (pg is finite: inputs are checked); 2% fewer instructions on short rows
+	// (docs/tuning.md).
+	pgMax, pgMin := *pgMaxP, *pgMinP
 	stop := false
 	for k := 0; k < len(b); k++ {
 		i := b[k]
@@ -245,8 +248,12 @@ func (s *selection) steps(r *Run, b []int32, pgMaxP, pgMinP *float64) bool {
 		r.Steps++
 		switch {
 		case !shrink:
-			pgMax = max(pgMax, pg)
-			pgMin = min(pgMin, pg)
+			if pg > pgMax {
+				pgMax = pg
+			}
+			if pg < pgMin {
+				pgMin = pg
+			}
 			if prefs != nil {
 				prefs.Observe(int(i), gain)
 			}
