@@ -66,7 +66,7 @@ const cvMemoryFloor = 512 << 20
 // cvConcurrency), each exactly as Train would train it alone: the result,
 // predictions included, is the same at any GOMAXPROCS. p.Progress, if set,
 // is called with Progress.Fold set, never for two folds at once.
-func CrossValidate(ctx context.Context, d *dataio.Dataset, p Params, folds int) (res *CVResult, err error) {
+func CrossValidate(ctx context.Context, d *Dataset, p Params, folds int) (res *CVResult, err error) {
 	if err := kernel.EnvError(); err != nil {
 		return nil, err
 	}
