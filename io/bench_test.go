@@ -2,6 +2,7 @@ package dataio
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -124,5 +125,32 @@ func BenchmarkParse(b *testing.B) {
 	b.ReportMetric(float64(len(data))*float64(b.N)/b.Elapsed().Seconds()/1e6, "MB/s")
 	if cpu > 0 {
 		b.ReportMetric(float64(len(data))*float64(b.N)/cpu/1e6, "MB/cpu-s")
+	}
+}
+
+// BenchmarkReadStream measures Read on a stream (no mapping: what stdin,
+// a pipe or a decompressed file goes through), the guard against NUL
+// bytes and endless lines included. ACFCD_BENCH_FILES as for BenchmarkLoad.
+//
+//	go test ./io -run '^$' -bench BenchmarkReadStream -count 10
+func BenchmarkReadStream(b *testing.B) {
+	list := os.Getenv("ACFCD_BENCH_FILES")
+	if list == "" {
+		b.Skip("no benchmark file: set ACFCD_BENCH_FILES")
+	}
+	for _, path := range strings.Split(list, ":") {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("file=%s/threads=2", filepath.Base(path)), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Read(bytes.NewReader(data), path, Options{Threads: 2}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(data))*float64(b.N)/b.Elapsed().Seconds()/1e6, "MB/s")
+		})
 	}
 }

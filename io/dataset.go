@@ -101,6 +101,10 @@ type Options struct {
 	// MaxFeatures caps the feature count a file may declare by its indices;
 	// 0 means the int32 limit. A larger index is an error, not an allocation.
 	MaxFeatures int
+	// MaxLine is the longest line, in bytes, a stream (standard input, a
+	// pipe, a compressed file) may have; 0 or less means DefaultMaxLine. A longer
+	// line, or a NUL byte, stops the stream with an error naming the line.
+	MaxLine int
 }
 
 // ParseError locates a problem in a text input.

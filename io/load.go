@@ -162,30 +162,42 @@ func readText(r io.Reader, name, via string, opt Options) (*Dataset, error) {
 			return readText(zr, name, c, opt)
 		}
 	}
-	switch detectFormat(head, opt) {
-	case "cache":
+	format := detectFormat(head, opt)
+	if format == "cache" {
 		return nil, fmt.Errorf("%s: a binary cache must be loaded by its path (not from a pipe or a compressed file)", name)
-	case "ndjson":
-		data, err := io.ReadAll(br)
+	}
+	g := newGuard(br, name, opt.MaxLine)
+	if format == "ndjson" {
+		data, err := io.ReadAll(g)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, streamError(name, err)
 		}
 		return parseNDJSON(name, data, opt)
 	}
-	chunks, blocks, err := readBlocks(br, streamBlockBytes)
+	chunks, blocks, err := readBlocks(g, streamBlockBytes)
 	defer func() {
 		for _, b := range blocks {
 			freeBlock(b)
 		}
 	}()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, streamError(name, err)
 	}
 	d, err := parseLibSVM(name, chunks, opt)
 	if err != nil && via != "" && errors.Is(err, ErrNoData) {
 		return nil, fmt.Errorf("%w (after %s decompression)", err, via)
 	}
 	return d, err
+}
+
+// streamError names the stream in a read error, unless the guard's
+// error already does.
+func streamError(name string, err error) error {
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // streamBlockBytes is the size of the blocks a stream is read into; each

@@ -25,6 +25,7 @@ type dataFlags struct {
 	format      string
 	threads     int
 	maxFeatures int
+	maxLine     int
 }
 
 func (f *dataFlags) register(fs interface {
@@ -38,11 +39,12 @@ func (f *dataFlags) register(fs interface {
 	fs.StringVar(&f.format, "format", "", "input format: libsvm, ndjson or cache (default: detect)")
 	fs.IntVar(&f.threads, "threads", 0, "parser goroutines (default: all cores)")
 	fs.IntVar(&f.maxFeatures, "max-features", 0, "reject feature indices above this (default: the int32 limit)")
+	fs.IntVar(&f.maxLine, "max-line", 0, "longest line, in bytes, read from a stream (stdin, a pipe, .gz/.bz2) (default 128 MiB)")
 }
 
 func (f *dataFlags) options() dataio.Options {
 	return dataio.Options{ZeroBased: f.zeroBased, Float32: f.float32, KeepQID: f.keepQID,
-		Format: f.format, Threads: f.threads, MaxFeatures: f.maxFeatures}
+		Format: f.format, Threads: f.threads, MaxFeatures: f.maxFeatures, MaxLine: f.maxLine}
 }
 
 // info is what `acfcd info` reports.

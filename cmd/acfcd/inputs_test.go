@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,5 +111,37 @@ func TestPredictMismatch(t *testing.T) {
 	empty := writeText(t, dir, "empty.model", "solver_type L2R_LR\nnr_class 2\nlabel 1 -1\nnr_feature 2147483647\nbias -1\nw\n")
 	if _, _, err := runCmd(t, "predict", test, empty, out); err == nil || err.Error() != empty+":7: unexpected end of file: 0 of 2147483647 weight rows" {
 		t.Errorf("model without weights: %v", err)
+	}
+}
+
+// TestMaxLine: a compressed file is read as a stream; --max-line bounds
+// its lines for info and train alike, naming the file and line, and a
+// NUL byte in it is refused where it stands.
+func TestMaxLine(t *testing.T) {
+	dir := t.TempDir()
+	gz := func(name, text string) string {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		w.Write([]byte(text))
+		w.Close()
+		return writeText(t, dir, name, b.String())
+	}
+	data := gz("long.svm.gz", "1 1:1\n-1 1:1 2:1 3:1\n1 2:1\n")
+	if _, _, err := runCmd(t, "info", "--max-line", "14", data); err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+	want := data + ":2: line longer than 13 bytes, the limit for a stream (--max-line, Options.MaxLine)"
+	for _, cmd := range []string{"info", "train"} {
+		args := []string{cmd, "--max-line", "13", data}
+		if cmd == "train" {
+			args = append(args, filepath.Join(dir, "m"))
+		}
+		if _, _, err := runCmd(t, args...); err == nil || err.Error() != want {
+			t.Errorf("%s: err %v, want %q", cmd, err, want)
+		}
+	}
+	nul := gz("nul.svm.gz", "1 1:1\n-1 2:\x00\n")
+	if _, _, err := runCmd(t, "info", nul); err == nil || err.Error() != nul+":2:6: a NUL byte: not libsvm or NDJSON text" {
+		t.Errorf("NUL: err %v", err)
 	}
 }
