@@ -70,19 +70,14 @@ func fitLasso(ctx context.Context, prob *lasso.Problem, p Params, lam float64, s
 	}
 	r := solver.NewRun(prob, cfg)
 	r.Obj = prob.Objective()
-	converged := r.Solve(seed)
+	converged, measured := r.Settle(prob, r.Solve(seed))
 	res := &Result{Solver: p.Problem.String(), Select: p.Select.String(), Eps: eps}
-	switch {
-	case converged:
-	case r.Cancelled():
-		res.Objective, res.Primal = prob.Objective(), prob.Objective()
-		res.Gap, res.Violation = math.NaN(), r.LastViol
-	default:
-		converged = prob.Pass(r, false) // measure where it stopped, without steps
-	}
-	if !r.Cancelled() {
+	if measured {
 		res.Objective, res.Primal = prob.PassObj, prob.PassObj
 		res.Gap, res.Violation = prob.PassGap, prob.PassViol
+	} else {
+		res.Objective, res.Primal = prob.Objective(), prob.Objective()
+		res.Gap, res.Violation = math.NaN(), r.LastViol
 	}
 	res.Iterations = r.Steps
 	res.Operations = prob.Ops - ops0

@@ -269,16 +269,9 @@ func (dt *dualTraining) solve(k int, dp *dual.Problem, fin *finish.Finisher) {
 	}
 
 	res := &s.res
-	viol, primal := dp.PassViol, dp.PassPrimal
-	switch {
-	case converged:
-	case r.Cancelled():
-		// A full pass reads all the data: seconds at kdd scale, where the
-		// caller asked to stop now.
-		viol, primal = r.LastViol, math.NaN()
-	default:
-		// Stopped early: measure where it is, without steps.
-		converged = dp.Pass(r, false)
+	converged, measured := r.Settle(dp, converged)
+	viol, primal := r.LastViol, math.NaN()
+	if measured {
 		viol, primal = dp.PassViol, dp.PassPrimal
 	}
 	res.Iterations = r.Steps

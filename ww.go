@@ -79,14 +79,9 @@ func newWWTraining(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) 
 func (wt *wwTraining) solve() *Model {
 	prob, res := wt.prob, wt.res
 	r := solver.NewRun(prob, wt.cfg)
-	converged := r.Solve(wt.cfg.Seed)
-	viol, primal := prob.PassViol, prob.PassPrimal
-	switch {
-	case converged:
-	case r.Cancelled():
-		viol, primal = r.LastViol, math.NaN()
-	default:
-		converged = prob.Pass(r, false) // measure where it stopped, without steps
+	converged, measured := r.Settle(prob, r.Solve(wt.cfg.Seed))
+	viol, primal := r.LastViol, math.NaN()
+	if measured {
 		viol, primal = prob.PassViol, prob.PassPrimal
 	}
 

@@ -263,6 +263,22 @@ func (r *Run) Poll() bool {
 // Cancelled reports whether cancellation stopped the run.
 func (r *Run) Cancelled() bool { return r.cancelled }
 
+// Settle ends a run that Solve returned from: a converged run was
+// measured by its last pass; a cancelled one is not measured (a pass reads
+// all the data, seconds at kdd scale, where the caller asked to stop now);
+// any other is measured where it stopped by a pass without steps. It
+// returns whether the run converged and whether p's pass figures describe
+// the final point.
+func (r *Run) Settle(p Problem, converged bool) (conv, measured bool) {
+	switch {
+	case converged:
+		return true, true
+	case r.cancelled:
+		return false, false
+	}
+	return p.Pass(r, false), true
+}
+
 // Capped reports whether the epoch cap stopped the run.
 func (r *Run) Capped() bool { return r.capped }
 
