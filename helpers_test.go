@@ -144,7 +144,7 @@ func wColumn(m *Model, c int) []float64 {
 // loops (no kernel package): w from α, the largest KKT violation and the
 // dual objective, both at the model's w.
 type independent struct {
-	wDiff     float64 // max |w_model − Σ α_i y_i x_i| / (1 + max |w|)
+	wDiff     float64 // max_j |w_model − Σ α_i y_i x_i|_j / (1 + Σ_i |α_i x_ij|): rounding of the sum aside, 0
 	violation float64
 	dual      float64
 	primal    float64
@@ -154,24 +154,24 @@ func evalIndependent(d *dataio.Dataset, m *Model, c int, h duals, p Problem) ind
 	w := wColumn(m, c)
 	nf := d.Features
 	bias := m.Bias
-	ref := make([]float64, len(w))
+	ref, size := make([]float64, len(w)), make([]float64, len(w))
 	for i := 0; i < d.Rows; i++ {
 		coef := h.alpha[i] * float64(h.y[i])
 		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
 			ref[d.Index[k]] += coef * d.Value[k]
+			size[d.Index[k]] += math.Abs(coef * d.Value[k])
 		}
 		if bias >= 0 {
 			ref[nf] += coef * bias
+			size[nf] += math.Abs(coef * bias)
 		}
 	}
 	var out independent
-	var wmax, ww float64
+	var ww float64
 	for j := range w {
-		out.wDiff = max(out.wDiff, math.Abs(w[j]-ref[j]))
-		wmax = max(wmax, math.Abs(w[j]))
+		out.wDiff = max(out.wDiff, math.Abs(w[j]-ref[j])/(1+size[j]))
 		ww += w[j] * w[j]
 	}
-	out.wDiff /= 1 + wmax
 	dual, loss := 0.5*ww, 0.0
 	for i := 0; i < d.Rows; i++ {
 		var wx float64

@@ -1,7 +1,31 @@
 package kernel
 
+import "math"
+
 // The generic loops are the definitions the other implementations are
-// tested against, and they run whenever no other is selected.
+// tested against, bit for bit, and they run whenever no other is selected.
+// Their order of operations is the one every implementation follows, so
+// that a model's bits do not depend on the CPU (see the package comment):
+//
+//   - Dot, Dot32 and SqNorm add the k-th product into lane k mod 8 of eight
+//     partial sums with a fused multiply-add, then combine the lanes as
+//     ((s0+s4) + (s2+s6)) + ((s1+s5) + (s3+s7)): the order in which an
+//     8-lane vector, or two 4-lane ones, or four 2-lane ones, reduce.
+//   - Axpy and Axpy32 update w[idx[k]] = fma(a, val[k], w[idx[k]]) in order
+//     of k.
+//   - DotK adds row k into partial sum k mod 2 of each column with a fused
+//     multiply-add and returns the two partial sums' sum; AxpyK updates
+//     each element with one fused multiply-add.
+//
+// math.FMA is a single instruction on arm64 and on amd64 CPUs with FMA3.
+
+// lanes is the number of partial sums of Dot, Dot32 and SqNorm.
+const lanes = 8
+
+// tree combines the eight partial sums in the fixed order.
+func tree(s0, s1, s2, s3, s4, s5, s6, s7 float64) float64 {
+	return ((s0 + s4) + (s2 + s6)) + ((s1 + s5) + (s3 + s7))
+}
 
 // dotGeneric returns Σ val[k]·w[idx[k]].
 func dotGeneric(idx []int32, val []float64, w []float64) float64 {
@@ -9,17 +33,31 @@ func dotGeneric(idx []int32, val []float64, w []float64) float64 {
 		panic(valError("Dot", len(idx), len(val)))
 	}
 	val = val[:len(idx)]
-	var s float64
 	for k, j := range idx {
 		if uint(int(j)) >= uint(len(w)) {
 			panic(indexErrorAt("Dot", idx, k, len(w)))
 		}
-		s += val[k] * w[j]
 	}
-	return s
+	var s [lanes]float64
+	k := 0
+	for ; k+lanes <= len(idx); k += lanes {
+		i, v := idx[k:k+lanes], val[k:k+lanes]
+		s[0] = math.FMA(v[0], w[i[0]], s[0])
+		s[1] = math.FMA(v[1], w[i[1]], s[1])
+		s[2] = math.FMA(v[2], w[i[2]], s[2])
+		s[3] = math.FMA(v[3], w[i[3]], s[3])
+		s[4] = math.FMA(v[4], w[i[4]], s[4])
+		s[5] = math.FMA(v[5], w[i[5]], s[5])
+		s[6] = math.FMA(v[6], w[i[6]], s[6])
+		s[7] = math.FMA(v[7], w[i[7]], s[7])
+	}
+	for l, j := range idx[k:] {
+		s[l] = math.FMA(val[k+l], w[j], s[l])
+	}
+	return tree(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7])
 }
 
-// axpyGeneric does w[idx[k]] += a·val[k].
+// axpyGeneric does w[idx[k]] = fma(a, val[k], w[idx[k]]).
 func axpyGeneric(a float64, idx []int32, val []float64, w []float64) {
 	if len(val) < len(idx) {
 		panic(valError("Axpy", len(idx), len(val)))
@@ -29,17 +67,29 @@ func axpyGeneric(a float64, idx []int32, val []float64, w []float64) {
 		if uint(int(j)) >= uint(len(w)) {
 			panic(indexErrorAt("Axpy", idx, k, len(w)))
 		}
-		w[j] += a * val[k]
+		w[j] = math.FMA(a, val[k], w[j])
 	}
 }
 
 // sqNormGeneric returns Σ val[k]².
 func sqNormGeneric(val []float64) float64 {
-	var s float64
-	for _, v := range val {
-		s += v * v
+	var s [lanes]float64
+	k := 0
+	for ; k+lanes <= len(val); k += lanes {
+		v := val[k : k+lanes]
+		s[0] = math.FMA(v[0], v[0], s[0])
+		s[1] = math.FMA(v[1], v[1], s[1])
+		s[2] = math.FMA(v[2], v[2], s[2])
+		s[3] = math.FMA(v[3], v[3], s[3])
+		s[4] = math.FMA(v[4], v[4], s[4])
+		s[5] = math.FMA(v[5], v[5], s[5])
+		s[6] = math.FMA(v[6], v[6], s[6])
+		s[7] = math.FMA(v[7], v[7], s[7])
 	}
-	return s
+	for l, v := range val[k:] {
+		s[l] = math.FMA(v, v, s[l])
+	}
+	return tree(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7])
 }
 
 // dot32Generic returns Σ float64(val[k])·w[idx[k]].
@@ -48,17 +98,31 @@ func dot32Generic(idx []int32, val []float32, w []float64) float64 {
 		panic(valError("Dot32", len(idx), len(val)))
 	}
 	val = val[:len(idx)]
-	var s float64
 	for k, j := range idx {
 		if uint(int(j)) >= uint(len(w)) {
 			panic(indexErrorAt("Dot32", idx, k, len(w)))
 		}
-		s += float64(val[k]) * w[j]
 	}
-	return s
+	var s [lanes]float64
+	k := 0
+	for ; k+lanes <= len(idx); k += lanes {
+		i, v := idx[k:k+lanes], val[k:k+lanes]
+		s[0] = math.FMA(float64(v[0]), w[i[0]], s[0])
+		s[1] = math.FMA(float64(v[1]), w[i[1]], s[1])
+		s[2] = math.FMA(float64(v[2]), w[i[2]], s[2])
+		s[3] = math.FMA(float64(v[3]), w[i[3]], s[3])
+		s[4] = math.FMA(float64(v[4]), w[i[4]], s[4])
+		s[5] = math.FMA(float64(v[5]), w[i[5]], s[5])
+		s[6] = math.FMA(float64(v[6]), w[i[6]], s[6])
+		s[7] = math.FMA(float64(v[7]), w[i[7]], s[7])
+	}
+	for l, j := range idx[k:] {
+		s[l] = math.FMA(float64(val[k+l]), w[j], s[l])
+	}
+	return tree(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7])
 }
 
-// axpy32Generic does w[idx[k]] += a·float64(val[k]).
+// axpy32Generic does w[idx[k]] = fma(a, float64(val[k]), w[idx[k]]).
 func axpy32Generic(a float64, idx []int32, val []float32, w []float64) {
 	if len(val) < len(idx) {
 		panic(valError("Axpy32", len(idx), len(val)))
@@ -68,9 +132,13 @@ func axpy32Generic(a float64, idx []int32, val []float32, w []float64) {
 		if uint(int(j)) >= uint(len(w)) {
 			panic(indexErrorAt("Axpy32", idx, k, len(w)))
 		}
-		w[j] += a * float64(val[k])
+		w[j] = math.FMA(a, float64(val[k]), w[j])
 	}
 }
+
+// dotKBlock is the number of columns dotKGeneric sums at a time, in two
+// partial sums each kept on the stack.
+const dotKBlock = 16
 
 // dotKGeneric sets out[c] = Σ_k val[k]·W[idx[k]*K+c] for c < K.
 func dotKGeneric(idx []int32, val []float64, W []float64, K int, out []float64) {
@@ -81,7 +149,6 @@ func dotKGeneric(idx []int32, val []float64, W []float64, K int, out []float64) 
 		panic(valError("DotK", len(idx), len(val)))
 	}
 	out = out[:K]
-	clear(out)
 	if K == 0 {
 		return
 	}
@@ -91,15 +158,24 @@ func dotKGeneric(idx []int32, val []float64, W []float64, K int, out []float64) 
 		if uint(int(j)) >= uint(rows) {
 			panic(indexErrorAt("DotK", idx, k, rows))
 		}
-		row := W[int(j)*K : int(j)*K+K]
-		v := val[k]
-		for c, x := range row {
-			out[c] += v * x
+	}
+	for c0 := 0; c0 < K; c0 += dotKBlock {
+		nb := min(dotKBlock, K-c0)
+		var p [2][dotKBlock]float64
+		for k, j := range idx {
+			row := W[int(j)*K+c0 : int(j)*K+c0+nb]
+			v, s := val[k], &p[k&1]
+			for c, x := range row {
+				s[c] = math.FMA(v, x, s[c])
+			}
+		}
+		for c := range nb {
+			out[c0+c] = p[0][c] + p[1][c]
 		}
 	}
 }
 
-// axpyKGeneric does W[idx[k]*K+c] += coef[c]·val[k].
+// axpyKGeneric does W[idx[k]*K+c] = fma(coef[c], val[k], W[idx[k]*K+c]).
 func axpyKGeneric(coef []float64, idx []int32, val []float64, W []float64, K int) {
 	if uint(K) > uint(len(coef)) {
 		panic(kError("AxpyK", "coef", K, len(coef)))
@@ -120,7 +196,7 @@ func axpyKGeneric(coef []float64, idx []int32, val []float64, W []float64, K int
 		row := W[int(j)*K : int(j)*K+K]
 		v := val[k]
 		for c, x := range coef {
-			row[c] += x * v
+			row[c] = math.FMA(x, v, row[c])
 		}
 	}
 }

@@ -9,9 +9,8 @@
 // use the first len(idx) elements of val.
 //
 //   - idx must be strictly increasing. Every implementation is memory safe
-//     even if it is not, but the vector ones may then return a different
-//     result from the generic one (an Axpy may lose one of two updates
-//     of the same element).
+//     and gives the generic result even if it is not (a repeated index is
+//     summed or updated in order).
 //   - len(val) must be at least len(idx); otherwise the call panics with a
 //     *LengthError before doing anything.
 //   - Every idx[k] must be in [0, len(w)) (for the K forms: in
@@ -20,10 +19,19 @@
 //     implementation reads or writes outside the slices it was given,
 //     whatever the input. An Axpy that panics may have updated w at some of
 //     the indices before the bad one.
-//   - Results agree with the generic implementation up to rounding: the
-//     vector implementations sum in a different order and use fused
-//     multiply-adds. The tests hold every implementation to
-//     1e-12·Σ|val[k]·w[idx[k]]|.
+//   - Every implementation gives bit for bit the generic result (every
+//     NaN counts as the same: its payload is the CPU's choice). The
+//     generic code fixes one order of operations for all of them: Dot,
+//     Dot32 and SqNorm add the k-th product into lane k mod 8 of eight
+//     partial sums with a fused multiply-add and combine the lanes as
+//     ((s0+s4) + (s2+s6)) + ((s1+s5) + (s3+s7)); DotK keeps two partial
+//     sums per column (even and odd k); the Axpy forms do one fused
+//     multiply-add per element, in order. So a model trained with the same
+//     seed has the same bits on every CPU and architecture, with or
+//     without the purego tag, which makes timings comparable across
+//     machines (the same computation runs everywhere). On an amd64 CPU
+//     without FMA3 the generic code's math.FMA is computed in software,
+//     exactly but slowly.
 //
 // # Dispatch
 //
@@ -33,8 +41,8 @@
 // tests package-level flags, set once at start-up, and calls its code
 // directly; there is no function table. (The tests select each
 // implementation in turn through an internal registry.) An implementation
-// keeps AVX2's code or the generic loop where code of its own did not pay,
-// and a model's bits depend on which code runs, so this is the table:
+// keeps AVX2's code or the generic loop where code of its own did not pay;
+// which code runs changes the speed, never the bits:
 //
 //	        Dot, Dot32    SqNorm   Axpy, Axpy32   DotK, AxpyK
 //	avx2    AVX2          AVX2     AVX2           AVX2

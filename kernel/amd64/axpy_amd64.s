@@ -2,11 +2,10 @@
 
 #include "textflag.h"
 
-// Axpy kernels. They compute the products a*val four at a time with
-// VMULPD, then add them to w one element at a time (load, VADDSD, store):
-// the same two roundings as the Go loop, so the result is bit for bit
-// generic's, and a repeated index is handled in order. (The
-// alternatives measured: docs/tuning.md.)
+// Axpy kernels: w[j] = fma(a, val[k], w[j]) one element at a time (load,
+// VFMADD231SD, store), in order of k, so that the result is bit for bit
+// package kernel's generic loop and a repeated index is handled in order.
+// (The alternatives measured: docs/tuning.md.)
 
 #define IDX SI // &idx[k]
 #define VAL DI // &val[k]
@@ -14,8 +13,7 @@
 #define N   CX // elements left
 #define LIM BX // min(len(w), 1<<31): j is in range iff uint32(j) < LIM
 #define T   R8 // scratch
-#define YA  Y13 // a in every lane
-#define XA  X13
+#define XA  X13 // a
 
 // CLAMP_N_LIM turns N = len(idx), T = len(val), LIM = len(w) into
 // N = min(len(idx), len(val)) and LIM = min(len(w), 1<<31).
@@ -26,39 +24,36 @@
 	CMPQ    LIM, T       \
 	CMOVQHI T, LIM
 
-// ADD1(ioff, J, XT, XW, bad) does w[idx[ioff/4]] += XT (low lane),
-// jumping to bad first if the index is out of range.
-#define ADD1(ioff, J, XT, XW, bad) \
-	MOVL   ioff(IDX), J   \
-	CMPQ   J, LIM         \
-	JAE    bad            \
-	VADDSD (W)(J*8), XT, XW \
-	VMOVSD XW, (W)(J*8)
+// FMA1(ioff, voff, J, XW, bad) does w[idx[ioff/4]] = fma(a, val, w[..])
+// with the float64 value at voff(VAL), jumping to bad first if the index
+// is out of range.
+#define FMA1(ioff, voff, J, XW, bad) \
+	MOVL        ioff(IDX), J     \
+	CMPQ        J, LIM           \
+	JAE         bad              \
+	VMOVSD      (W)(J*8), XW     \
+	VFMADD231SD voff(VAL), XA, XW \
+	VMOVSD      XW, (W)(J*8)
 
 // func AxpyAVX2(a float64, idx []int32, val []float64, w []float64) (ok bool)
 TEXT ·AxpyAVX2(SB), NOSPLIT, $0-81
-	MOVQ  idx_base+8(FP), IDX
-	MOVQ  idx_len+16(FP), N
-	MOVQ  val_base+32(FP), VAL
-	MOVQ  val_len+40(FP), T
-	MOVQ  w_base+56(FP), W
-	MOVQ  w_len+64(FP), LIM
+	MOVQ   idx_base+8(FP), IDX
+	MOVQ   idx_len+16(FP), N
+	MOVQ   val_base+32(FP), VAL
+	MOVQ   val_len+40(FP), T
+	MOVQ   w_base+56(FP), W
+	MOVQ   w_len+64(FP), LIM
 	CLAMP_N_LIM
-	VBROADCASTSD a+0(FP), YA
+	VMOVSD a+0(FP), XA
 
 	CMPQ N, $4
 	JB   axpytail
 
 axpy4:
-	// t = a*val[k:k+4] in one vector, then four scalar adds.
-	VMULPD       (VAL), YA, Y0
-	VEXTRACTF128 $1, Y0, X2
-	VUNPCKHPD    X0, X0, X1
-	VUNPCKHPD    X2, X2, X3
-	ADD1(0, R8, X0, X4, axpybad)
-	ADD1(4, R9, X1, X5, axpybad)
-	ADD1(8, R10, X2, X6, axpybad)
-	ADD1(12, R11, X3, X7, axpybad)
+	FMA1(0, 0, R8, X0, axpybad)
+	FMA1(4, 8, R9, X1, axpybad)
+	FMA1(8, 16, R10, X2, axpybad)
+	FMA1(12, 24, R11, X3, axpybad)
 	ADDQ $16, IDX
 	ADDQ $32, VAL
 	SUBQ $4, N
@@ -70,49 +65,51 @@ axpytail:
 	JE    axpydone
 
 axpy1:
-	VMULSD (VAL), XA, X0
-	ADD1(0, R8, X0, X4, axpybad)
+	FMA1(0, 0, R8, X0, axpybad)
 	ADDQ $4, IDX
 	ADDQ $8, VAL
 	DECQ N
 	JNE  axpy1
 
 axpydone:
-	VZEROUPPER
 	MOVB $1, ok+80(FP)
 	RET
 
 axpybad:
-	VZEROUPPER
 	MOVB $0, ok+80(FP)
 	RET
 
+// FMA1_32 is FMA1 with the float32 value at voff(VAL) widened to float64
+// (XV is a scratch register).
+#define FMA1_32(ioff, voff, J, XV, XW, bad) \
+	MOVL        ioff(IDX), J     \
+	CMPQ        J, LIM           \
+	JAE         bad              \
+	VMOVSS      voff(VAL), XV    \
+	VCVTSS2SD   XV, XV, XV       \
+	VMOVSD      (W)(J*8), XW     \
+	VFMADD231SD XV, XA, XW       \
+	VMOVSD      XW, (W)(J*8)
+
 // func Axpy32AVX2(a float64, idx []int32, val []float32, w []float64) (ok bool)
 TEXT ·Axpy32AVX2(SB), NOSPLIT, $0-81
-	MOVQ  idx_base+8(FP), IDX
-	MOVQ  idx_len+16(FP), N
-	MOVQ  val_base+32(FP), VAL
-	MOVQ  val_len+40(FP), T
-	MOVQ  w_base+56(FP), W
-	MOVQ  w_len+64(FP), LIM
+	MOVQ   idx_base+8(FP), IDX
+	MOVQ   idx_len+16(FP), N
+	MOVQ   val_base+32(FP), VAL
+	MOVQ   val_len+40(FP), T
+	MOVQ   w_base+56(FP), W
+	MOVQ   w_len+64(FP), LIM
 	CLAMP_N_LIM
-	VBROADCASTSD a+0(FP), YA
+	VMOVSD a+0(FP), XA
 
 	CMPQ N, $4
 	JB   axpytail
 
 axpy4:
-	// t = a*float64(val[k:k+4]) in one vector, then four scalar adds:
-	// the same two roundings as the Go loop.
-	VCVTPS2PD    (VAL), Y0
-	VMULPD       Y0, YA, Y0
-	VEXTRACTF128 $1, Y0, X2
-	VUNPCKHPD    X0, X0, X1
-	VUNPCKHPD    X2, X2, X3
-	ADD1(0, R8, X0, X4, axpybad)
-	ADD1(4, R9, X1, X5, axpybad)
-	ADD1(8, R10, X2, X6, axpybad)
-	ADD1(12, R11, X3, X7, axpybad)
+	FMA1_32(0, 0, R8, X4, X0, axpybad)
+	FMA1_32(4, 4, R9, X5, X1, axpybad)
+	FMA1_32(8, 8, R10, X6, X2, axpybad)
+	FMA1_32(12, 12, R11, X7, X3, axpybad)
 	ADDQ $16, IDX
 	ADDQ $16, VAL
 	SUBQ $4, N
@@ -124,21 +121,16 @@ axpytail:
 	JE    axpydone
 
 axpy1:
-	VMOVSS    (VAL), X0
-	VCVTSS2SD X0, X0, X0
-	VMULSD    X0, XA, X0
-	ADD1(0, R8, X0, X4, axpybad)
+	FMA1_32(0, 0, R8, X4, X0, axpybad)
 	ADDQ $4, IDX
 	ADDQ $4, VAL
 	DECQ N
 	JNE  axpy1
 
 axpydone:
-	VZEROUPPER
 	MOVB $1, ok+80(FP)
 	RET
 
 axpybad:
-	VZEROUPPER
 	MOVB $0, ok+80(FP)
 	RET

@@ -17,11 +17,11 @@
 // the end; the functions that store check each index before its store and
 // stop there, having updated the elements before it.
 //
-// Results agree with the Go loops to rounding: the dot products sum in a
-// different order and use FMA; the Axpy forms round like the Go loop and
-// are bit for bit equal to it. Indices are expected to be strictly
-// increasing, as package kernel's contract says, but nothing here relies on
-// it: repeated indices are summed or updated in order.
+// Results are bit for bit those of package kernel's generic loops, which
+// fix the order of operations (partial sums, tree, FMA) for every
+// implementation. Indices are expected to be strictly increasing, as
+// package kernel's contract says, but nothing here relies on it: repeated
+// indices are summed or updated in order.
 //
 // Note for anyone editing the assembly: Go assembles MOVQ/MOVSD to an X
 // register as legacy SSE, and an SSE instruction executed while the upper

@@ -136,32 +136,34 @@ dkblock:
 	JBE  dkg3
 	JMP  dkg4
 
-	// G = 1: four rows per iteration into Y0..Y3.
+	// G = 1: four rows per iteration, even rows into Y0 and odd rows
+	// into Y1 (the two partial sums of package kernel's generic code).
 dkg1:
 	CMPQ CNT, $4
 	JB   dkg1tail
 	DK1(0, 0, R8, Y0, dkbad)
 	DK1(4, 8, R9, Y1, dkbad)
-	DK1(8, 16, R10, Y2, dkbad)
-	DK1(12, 24, R11, Y3, dkbad)
+	DK1(8, 16, R10, Y0, dkbad)
+	DK1(12, 24, R11, Y1, dkbad)
 	ADDQ $16, IDX
 	ADDQ $32, VAL
 	SUBQ $4, CNT
 	JMP  dkg1
 
 dkg1tail:
+	// 0..3 rows left: the even, odd, even partial sums.
 	TESTQ CNT, CNT
 	JE    dkg1done
 	DK1(0, 0, R8, Y0, dkbad)
-	ADDQ  $4, IDX
-	ADDQ  $8, VAL
-	DECQ  CNT
-	JMP   dkg1tail
+	CMPQ  CNT, $2
+	JB    dkg1done
+	DK1(4, 8, R9, Y1, dkbad)
+	CMPQ  CNT, $3
+	JB    dkg1done
+	DK1(8, 16, R10, Y0, dkbad)
 
 dkg1done:
 	VADDPD Y1, Y0, Y0
-	VADDPD Y3, Y2, Y2
-	VADDPD Y2, Y0, Y0
 	JMP    dkstore
 
 	// G = 2: two rows per iteration into Y0,Y1 and Y2,Y3.
@@ -253,20 +255,18 @@ dkbad:
 #define C2 Y6
 #define C3 Y7
 
-// AK1..AK4 add coef*val[k] to one to four groups of row idx[k]: a
-// multiply then an add, the same roundings as the Go loop.
+// AK1..AK4 add coef*val[k] to one to four groups of row idx[k] with one
+// fused multiply-add per element, as package kernel's generic loop.
 #define AK1(ioff, voff, J, bad) \
 	ROWADDR(ioff, J, bad)              \
 	VBROADCASTSD voff(VAL), YV         \
-	VMULPD       C0, YV, YT            \
 	VMASKMOVPD   (WC)(J*1), M0, YU     \
-	VADDPD       YT, YU, YU            \
+	VFMADD231PD  C0, YV, YU            \
 	VMASKMOVPD   YU, M0, (WC)(J*1)
 
 #define AKG(goff, C, M, J) \
-	VMULPD       C, YV, YT             \
 	VMASKMOVPD   goff(WC)(J*1), M, YU  \
-	VADDPD       YT, YU, YU            \
+	VFMADD231PD  C, YV, YU             \
 	VMASKMOVPD   YU, M, goff(WC)(J*1)
 
 #define AK2(ioff, voff, J, bad) \

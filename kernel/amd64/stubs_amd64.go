@@ -12,8 +12,10 @@ package amd64
 //		s += val[k] * w[idx[k]]
 //	}
 //
-// computed with VGATHERQPD (its mask is the range check, so an
-// out-of-range lane is never loaded) and four 4-lane FMA accumulators.
+// in package kernel's order (lane k mod 8 of eight FMA partial sums, two
+// 4-lane accumulators, then a fixed tree), computed with VGATHERQPD (its
+// mask is the range check, so an out-of-range lane is never loaded); the
+// result is bit for bit package kernel's generic one.
 //
 //go:noescape
 func DotAVX2(idx []int32, val []float64, w []float64) (s float64, ok bool)
@@ -22,13 +24,12 @@ func DotAVX2(idx []int32, val []float64, w []float64) (s float64, ok bool)
 //
 //	n := min(len(idx), len(val))
 //	for k := 0; k < n; k++ {
-//		w[idx[k]] += a * val[k]
+//		w[idx[k]] = math.FMA(a, val[k], w[idx[k]])
 //	}
 //
 // and returns ok=false when it meets an idx[k] outside [0, len(w)),
-// having updated w for the indices before it. The products are computed
-// four at a time with VMULPD and added one by one, so the result is bit
-// for bit the Go loop's, repeated indices included.
+// having updated w for the indices before it. One VFMADD231SD per
+// element, in order, repeated indices included.
 //
 //go:noescape
 func AxpyAVX2(a float64, idx []int32, val []float64, w []float64) (ok bool)
@@ -39,7 +40,8 @@ func AxpyAVX2(a float64, idx []int32, val []float64, w []float64) (ok bool)
 //		s += v * v
 //	}
 //
-// with four 4-lane FMA accumulators.
+// in package kernel's order (lane k mod 8 of eight FMA partial sums, then
+// a fixed tree).
 //
 //go:noescape
 func SqNormAVX2(val []float64) (s float64)
@@ -58,10 +60,8 @@ func Dot32AVX2(idx []int32, val []float32, w []float64) (s float64, ok bool)
 //
 //	n := min(len(idx), len(val))
 //	for k := 0; k < n; k++ {
-//		w[idx[k]] += a * float64(val[k])
+//		w[idx[k]] = math.FMA(a, float64(val[k]), w[idx[k]])
 //	}
-//
-// Like AxpyAVX2 it is bit for bit the Go loop.
 //
 //go:noescape
 func Axpy32AVX2(a float64, idx []int32, val []float32, w []float64) (ok bool)
@@ -78,7 +78,9 @@ func Axpy32AVX2(a float64, idx []int32, val []float32, w []float64) (ok bool)
 //
 // returning ok=false, without touching memory outside the slices, when
 // some idx[k] is outside [0, len(W)/K); out[:K] is then undefined. It runs
-// over the columns in blocks of 16 kept in registers, with FMA.
+// over the columns in blocks of 16 kept in registers, with FMA, adding the
+// even and the odd k into two partial sums per column as package kernel's
+// generic code does.
 //
 //go:noescape
 func DotKAVX2(idx []int32, val []float64, W []float64, K int, out []float64) (ok bool)
@@ -89,14 +91,13 @@ func DotKAVX2(idx []int32, val []float64, W []float64, K int, out []float64) (ok
 //	n := min(len(idx), len(val))
 //	for k := 0; k < n; k++ {
 //		for c := 0; c < K; c++ {
-//			W[int(idx[k])*K+c] += coef[c] * val[k]
+//			W[int(idx[k])*K+c] = math.FMA(coef[c], val[k], W[int(idx[k])*K+c])
 //		}
 //	}
 //
 // returning ok=false when some idx[k] is outside [0, len(W)/K), having
 // updated the rows before it in the blocks of columns done so far. It
-// runs over the columns in blocks of 16, rounding the products before the
-// add as the Go loop does, so the result is bit for bit the same.
+// runs over the columns in blocks of 16.
 //
 //go:noescape
 func AxpyKAVX2(coef []float64, idx []int32, val []float64, W []float64, K int) (ok bool)
@@ -104,8 +105,8 @@ func AxpyKAVX2(coef []float64, idx []int32, val []float64, W []float64, K int) (
 // AVX-512 (F + VL) kernels.
 
 // DotAVX512 is DotAVX2 with an 8-lane VGATHERDPD (masked by an unsigned
-// compare of the indices with len(w)), four 8-lane accumulators and a
-// masked tail.
+// compare of the indices with len(w)), one 8-lane accumulator and a
+// merge-masked last group: the same bits.
 //
 //go:noescape
 func DotAVX512(idx []int32, val []float64, w []float64) (s float64, ok bool)
@@ -115,7 +116,7 @@ func DotAVX512(idx []int32, val []float64, w []float64) (s float64, ok bool)
 //go:noescape
 func Dot32AVX512(idx []int32, val []float32, w []float64) (s float64, ok bool)
 
-// SqNormAVX512 is SqNormAVX2 with 8-lane vectors and a masked tail.
+// SqNormAVX512 is SqNormAVX2 with one 8-lane accumulator: the same bits.
 //
 //go:noescape
 func SqNormAVX512(val []float64) (s float64)

@@ -14,7 +14,6 @@
 // j >= len(w) is never dereferenced: the functions that take an index
 // vector check each index (unsigned compare against min(len(w), 1<<31))
 // and return ok=false at the first bad one, having processed, for Axpy,
-// the elements before it. Summation order differs from the Go loop each
-// one replaces, and FMADDD rounds once, so results agree with it to
-// rounding.
+// the elements before it. Results are bit for bit those of package
+// kernel's generic loops, which fix the order of operations.
 package arm64

@@ -10,7 +10,8 @@ package arm64
 //		s += val[k] * w[idx[k]]
 //	}
 //
-// with eight FMADDD accumulators.
+// in package kernel's order (lane k mod 8 of eight FMADDD partial sums,
+// then a fixed tree): bit for bit the generic result.
 //
 //go:noescape
 func DotNEON(idx []int32, val []float64, w []float64) (s float64, ok bool)
@@ -19,7 +20,7 @@ func DotNEON(idx []int32, val []float64, w []float64) (s float64, ok bool)
 //
 //	n := min(len(idx), len(val))
 //	for k := 0; k < n; k++ {
-//		w[idx[k]] += a * val[k]
+//		w[idx[k]] = math.FMA(a, val[k], w[idx[k]])
 //	}
 //
 // with one FMADDD per element, and returns ok=false when it meets an
@@ -34,7 +35,8 @@ func AxpyNEON(a float64, idx []int32, val []float64, w []float64) (ok bool)
 //		s += v * v
 //	}
 //
-// with four 2-lane VFMLA accumulators.
+// with four 2-lane VFMLA accumulators holding the eight partial sums of
+// package kernel's order: bit for bit the generic result.
 //
 //go:noescape
 func SqNormNEON(val []float64) (s float64)
@@ -53,7 +55,7 @@ func Dot32NEON(idx []int32, val []float32, w []float64) (s float64, ok bool)
 //
 //	n := min(len(idx), len(val))
 //	for k := 0; k < n; k++ {
-//		w[idx[k]] += a * float64(val[k])
+//		w[idx[k]] = math.FMA(a, float64(val[k]), w[idx[k]])
 //	}
 //
 //go:noescape
