@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	dataio "github.com/acfcd/acfcd/io"
+	"github.com/acfcd/acfcd/kernel"
 )
 
 // Checks of the data before any work: malformed datasets, the memory
@@ -164,6 +165,9 @@ func checkLassoInput(d *dataio.Dataset, intercept bool) error {
 	if err := checkDense(d, per, "the LASSO", 0); err != nil {
 		return err
 	}
+	if err := checkSquares(d, 0); err != nil {
+		return err
+	}
 	var sq float64
 	for i, y := range d.Label {
 		// Centring (with an intercept) can double a label: keep 4‖y‖² finite.
@@ -211,6 +215,37 @@ func checkData(d *dataio.Dataset) error {
 	return checkFeatureCount(d)
 }
 
+// checkSquares rejects data whose squares overflow a float64: an example
+// whose ‖x‖² + B² (B = bias, if > 0) is not finite has no usable step (its
+// steps are 0 or NaN) and would leave a wrong model, whichever solver runs.
+// The message names the example's line and its largest value.
+func checkSquares(d *dataio.Dataset, bias float64) error {
+	b2 := 0.0
+	if bias > 0 {
+		if b2 = bias * bias; math.IsInf(b2, 0) {
+			return fmt.Errorf("bias %g: its square overflows a float64; use a smaller -B", bias)
+		}
+	}
+	if d.Value == nil {
+		return nil // float32 values: a square is below 1.2e77, a row's sum finite
+	}
+	for i := 0; i < d.Rows; i++ {
+		row := d.Value[d.RowPtr[i]:d.RowPtr[i+1]]
+		if sq := kernel.SqNorm(row) + b2; !math.IsInf(sq, 0) && sq == sq {
+			continue
+		}
+		at := 0
+		for k, v := range row {
+			if !(math.Abs(v) <= math.Abs(row[at])) {
+				at = k
+			}
+		}
+		return fmt.Errorf("%s: feature %d value %g: the example's squared norm ‖x‖² overflows a float64; scale the features down",
+			d.Where(i), d.Index[d.RowPtr[i]+int64(at)]+1, row[at])
+	}
+	return nil
+}
+
 // checkClassification validates what the classifiers (the one-vs-rest
 // duals and the Weston–Watkins SVM) share: the class weights, the ACF
 // configuration and the data; it returns the classes in liblinear's order
@@ -224,6 +259,9 @@ func checkClassification(d *dataio.Dataset, p *Params, perExample bool) (labels 
 		}
 	}
 	if err := checkData(d); err != nil {
+		return nil, nil, err
+	}
+	if err := checkSquares(d, p.Bias); err != nil {
 		return nil, nil, err
 	}
 	if perExample {

@@ -87,6 +87,9 @@ func CrossValidate(ctx context.Context, d *Dataset, p Params, folds int) (res *C
 	if err := checkData(d); err != nil {
 		return nil, err
 	}
+	if err := checkSquares(d, p.Bias); err != nil {
+		return nil, err // before the folds, so that the message names no fold
+	}
 	if p.Seed == 0 {
 		p.Seed = DefaultSeed
 	}

@@ -56,15 +56,33 @@ func TestQiiRecomputed(t *testing.T) {
 	}
 }
 
-// TestNormOverflow: an example whose squared norm overflows is an error
-// naming its line, not a model silently wrong at that coordinate.
+// TestNormOverflow: an example whose squared norm overflows (a value of
+// 1e200, whose square is +Inf) is an error naming its line, feature and
+// value for every solver, cross-validation and the λ path, not a model
+// silently wrong at that coordinate (the Weston–Watkins SVM used to run to
+// its epoch cap and save one); so is a bias whose square overflows.
 func TestNormOverflow(t *testing.T) {
-	d := loadText(t, "big.svm", "1 1:1\n-1 2:1\n1 1:1e200 2:1\n", dataio.Options{})
-	for _, s := range dualProblems {
-		_, _, err := Train(context.Background(), d, Params{Problem: s, C: 1})
-		want := d.Source + ":3: the example's squared norm ‖x‖² overflows a float64; scale the features down"
-		if err == nil || err.Error() != want {
+	d := loadText(t, "big.svm", "1 1:1\n-1 2:1\n2 1:-1e200 2:-1 3:1\n", dataio.Options{})
+	want := d.Source + ":3: feature 1 value -1e+200: the example's squared norm ‖x‖² overflows a float64; scale the features down"
+	ctx := context.Background()
+	for _, s := range []Problem{SquaredHingeDual, HingeDual, LogisticDual, WestonWatkins, Lasso} {
+		p := Params{Problem: s, C: 1, Lambda: 1}
+		if _, _, err := Train(ctx, d, p); err == nil || err.Error() != want {
 			t.Errorf("-s %s: got %v, want %s", s.Flag(), err, want)
+		}
+		if s == Lasso {
+			if _, err := TrainPath(ctx, d, p, 3, 0.1); err == nil || err.Error() != want {
+				t.Errorf("-s %s path: got %v, want %s", s.Flag(), err, want)
+			}
+			continue
+		}
+		if _, err := CrossValidate(ctx, d, p, 2); err == nil || err.Error() != want {
+			t.Errorf("-s %s -v 2: got %v, want %s", s.Flag(), err, want)
+		}
+		ok := loadText(t, "ok.svm", "1 1:1\n-1 2:1\n", dataio.Options{})
+		p.Bias = 1e200
+		if _, _, err := Train(ctx, ok, p); err == nil || err.Error() != "bias 1e+200: its square overflows a float64; use a smaller -B" {
+			t.Errorf("-s %s -B 1e200: got %v", s.Flag(), err)
 		}
 	}
 }
