@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/testkit"
 	"github.com/acfcd/acfcd/kernel"
 )
 
@@ -34,7 +35,7 @@ func TestKernelEnv(t *testing.T) {
 		{"no-such-kernel", 1, "", `acfcd: ACFCD_KERNEL="no-such-kernel": unknown kernel (available: ` + avail + ")\n"},
 		{"generic", 0, "chosen    generic\n", ""},
 	} {
-		cmd := exec.Command(exe, "-test.run=^TestKernelEnv$")
+		cmd := testkit.Command(exe, "-test.run=^TestKernelEnv$")
 		cmd.Env = append(os.Environ(), "ACFCD_KERNEL_ENV_TEST=1", "ACFCD_KERNEL="+c.env)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -5,8 +5,12 @@ package testkit
 
 import (
 	"math"
+	"os"
+	"os/exec"
 	"runtime"
 	"slices"
+	"strings"
+	"testing"
 )
 
 // SameBits reports whether a and b hold the same float64s, bit for bit.
@@ -38,4 +42,29 @@ func Tolerances(sorted []float64) []float64 {
 		eps = append(eps, sorted[n-1-k])
 	}
 	return eps
+}
+
+// EmulatorEnv names the environment variable that holds the command a
+// cross-architecture test run executes binaries with, as go test's -exec
+// does (for example ACFCD_TEST_EXEC=qemu-aarch64 with GOARCH=arm64
+// go test -exec qemu-aarch64): tests that start their own binary again
+// must start it through that command too.
+const EmulatorEnv = "ACFCD_TEST_EXEC"
+
+// Command returns the command that runs the test binary exe with args,
+// through the emulator that EmulatorEnv names, if any.
+func Command(exe string, args ...string) *exec.Cmd {
+	if em := strings.Fields(os.Getenv(EmulatorEnv)); len(em) > 0 {
+		return exec.Command(em[0], append(append(em[1:], exe), args...)...)
+	}
+	return exec.Command(exe, args...)
+}
+
+// SkipEmulated skips t when the tests run under an emulator (EmulatorEnv
+// set), for a property the emulator does not reproduce; why says which.
+func SkipEmulated(t testing.TB, why string) {
+	t.Helper()
+	if em := os.Getenv(EmulatorEnv); em != "" {
+		t.Skipf("under %s: %s", em, why)
+	}
 }
