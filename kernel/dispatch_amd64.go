@@ -27,11 +27,10 @@ func archImpls() []impl {
 
 // Each function below dispatches one kernel. Before calling the assembly
 // it checks the lengths that the assembly does not report, and it turns
-// the assembly's ok=false into the same panic as the generic code. Above
-// vectorMaxLen, Dot, Axpy, Dot32 and Axpy32 run the generic loop.
+// the assembly's ok=false into the same panic as the generic code.
 
 func dot(idx []int32, val []float64, w []float64) float64 {
-	if !useAVX2 || len(w) > vectorMaxLen {
+	if !useAVX2 {
 		return dotGeneric(idx, val, w)
 	}
 	if len(val) < len(idx) {
@@ -51,7 +50,7 @@ func dot(idx []int32, val []float64, w []float64) float64 {
 }
 
 func axpy(a float64, idx []int32, val []float64, w []float64) {
-	if !useAVX2 || len(w) > vectorMaxLen {
+	if !useAVX2 {
 		axpyGeneric(a, idx, val, w)
 		return
 	}
@@ -74,7 +73,7 @@ func sqNorm(val []float64) float64 {
 }
 
 func dot32(idx []int32, val []float32, w []float64) float64 {
-	if !useAVX2 || len(w) > vectorMaxLen {
+	if !useAVX2 {
 		return dot32Generic(idx, val, w)
 	}
 	if len(val) < len(idx) {
@@ -94,7 +93,7 @@ func dot32(idx []int32, val []float32, w []float64) float64 {
 }
 
 func axpy32(a float64, idx []int32, val []float32, w []float64) {
-	if !useAVX2 || len(w) > vectorMaxLen {
+	if !useAVX2 {
 		axpy32Generic(a, idx, val, w)
 		return
 	}

@@ -27,7 +27,3 @@ func codeTable(in *tableInput) map[string]map[string]func() []float64 {
 	}
 	return map[string]map[string]func() []float64{"avx2": avx2, "avx512": avx512}
 }
-
-// largeWGeneric lists the functions that run the generic loop when
-// len(w) > vectorMaxLen.
-var largeWGeneric = []string{"Dot", "Axpy", "Dot32", "Axpy32"}

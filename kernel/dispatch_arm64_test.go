@@ -18,7 +18,3 @@ func codeTable(in *tableInput) map[string]map[string]func() []float64 {
 		"AxpyK":  generic["AxpyK"],
 	}}
 }
-
-// largeWGeneric lists the functions that run the generic loop when
-// len(w) > vectorMaxLen: none on arm64.
-var largeWGeneric []string

@@ -4,5 +4,3 @@ package kernel
 
 // codeTable is empty: generic is the only implementation.
 func codeTable(*tableInput) map[string]map[string]func() []float64 { return nil }
-
-var largeWGeneric []string

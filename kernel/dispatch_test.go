@@ -24,8 +24,6 @@ func TestDispatchTable(t *testing.T) {
 	}
 	public := in.public()
 	defer selectImpl(Name())
-	saved := vectorMaxLen
-	defer func() { vectorMaxLen = saved }()
 	for _, im := range impls {
 		want, ok := table[im.name]
 		if !ok {
@@ -36,23 +34,13 @@ func TestDispatchTable(t *testing.T) {
 			t.Logf("%s: not supported on this CPU", im.name)
 			continue
 		}
-		for _, large := range []bool{false, true} {
-			vectorMaxLen = saved
-			if large {
-				vectorMaxLen = len(in.w) - 1
+		for op, f := range public {
+			got := f()
+			if want := want[op](); !slices.EqualFunc(got, want, sameBits) {
+				t.Errorf("%s %s: %v, want %v", im.name, op, got, want)
 			}
-			for op, f := range public {
-				code := want[op]
-				if large && slices.Contains(largeWGeneric, op) {
-					code = table["generic"][op]
-				}
-				got := f()
-				if want := code(); !slices.EqualFunc(got, want, sameBits) {
-					t.Errorf("%s %s (len(w) > vectorMaxLen: %v): %v, want %v", im.name, op, large, got, want)
-				}
-				if want := table["generic"][op](); !slices.EqualFunc(got, want, sameBits) {
-					t.Errorf("%s %s (len(w) > vectorMaxLen: %v): %v, generic %v", im.name, op, large, got, want)
-				}
+			if want := table["generic"][op](); !slices.EqualFunc(got, want, sameBits) {
+				t.Errorf("%s %s: %v, generic %v", im.name, op, got, want)
 			}
 		}
 	}

@@ -59,15 +59,12 @@ func fuzzValue(u uint16) float64 {
 	return (float64(u) - 32768) / 1024
 }
 
-type fuzzRun struct {
-	name, impl string
-	large      bool
-}
+type fuzzRun struct{ name, impl string }
 
 func fuzzRuns() []fuzzRun {
 	var runs []fuzzRun
 	for _, name := range Available() {
-		runs = append(runs, fuzzRun{name, name, false}, fuzzRun{name + "-largew", name, true})
+		runs = append(runs, fuzzRun{name, name})
 	}
 	return runs
 }
@@ -104,8 +101,6 @@ func FuzzKernels(f *testing.F) {
 		in := decodeFuzz(data)
 		d, K := in.d, in.K
 		defer selectImpl(Name())
-		savedMax := vectorMaxLen
-		defer func() { vectorMaxLen = savedMax }()
 
 		_, w0 := guarded(d, 0.0)
 		for i := range w0 {
@@ -134,15 +129,10 @@ func FuzzKernels(f *testing.F) {
 		refW := slices.Clone(W0)
 		refAxpyKP := catch(func() { axpyKGeneric(coef, in.idx, in.val, refW, K) })
 
-		// Every implementation, and again with w "large" (the amd64
-		// hand-over to the generic loop), must give the generic bits.
+		// Every implementation must give the generic bits.
 		for _, run := range fuzzRuns() {
 			name := run.name
 			selectImpl(run.impl)
-			vectorMaxLen = savedMax
-			if run.large {
-				vectorMaxLen = 0
-			}
 			var got float64
 			p := catch(func() { got = Dot(in.idx, in.val, w0) })
 			if !panicsLike(p, refDotP) {

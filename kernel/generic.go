@@ -33,25 +33,33 @@ func dotGeneric(idx []int32, val []float64, w []float64) float64 {
 		panic(valError("Dot", len(idx), len(val)))
 	}
 	val = val[:len(idx)]
-	for k, j := range idx {
-		if uint(int(j)) >= uint(len(w)) {
-			panic(indexErrorAt("Dot", idx, k, len(w)))
-		}
-	}
-	var s [lanes]float64
-	k := 0
+	// Eight scalars, not an array, so that the compiler keeps them in
+	// registers; the explicit range checks replace the compiler's.
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	n, k := uint(len(w)), 0
 	for ; k+lanes <= len(idx); k += lanes {
-		i, v := idx[k:k+lanes], val[k:k+lanes]
-		s[0] = math.FMA(v[0], w[i[0]], s[0])
-		s[1] = math.FMA(v[1], w[i[1]], s[1])
-		s[2] = math.FMA(v[2], w[i[2]], s[2])
-		s[3] = math.FMA(v[3], w[i[3]], s[3])
-		s[4] = math.FMA(v[4], w[i[4]], s[4])
-		s[5] = math.FMA(v[5], w[i[5]], s[5])
-		s[6] = math.FMA(v[6], w[i[6]], s[6])
-		s[7] = math.FMA(v[7], w[i[7]], s[7])
+		i, v := idx[k:k+lanes:k+lanes], val[k:k+lanes:k+lanes]
+		j0, j1, j2, j3 := uint(int(i[0])), uint(int(i[1])), uint(int(i[2])), uint(int(i[3]))
+		j4, j5, j6, j7 := uint(int(i[4])), uint(int(i[5])), uint(int(i[6])), uint(int(i[7]))
+		if j0 >= n || j1 >= n || j2 >= n || j3 >= n || j4 >= n || j5 >= n || j6 >= n || j7 >= n {
+			break // the loop below finds the bad index
+		}
+		s0 = math.FMA(v[0], w[j0], s0)
+		s1 = math.FMA(v[1], w[j1], s1)
+		s2 = math.FMA(v[2], w[j2], s2)
+		s3 = math.FMA(v[3], w[j3], s3)
+		s4 = math.FMA(v[4], w[j4], s4)
+		s5 = math.FMA(v[5], w[j5], s5)
+		s6 = math.FMA(v[6], w[j6], s6)
+		s7 = math.FMA(v[7], w[j7], s7)
 	}
+	// The last 0..7 elements; after a break, the group with the bad index,
+	// which panics before l reaches lanes.
+	s := [lanes]float64{s0, s1, s2, s3, s4, s5, s6, s7}
 	for l, j := range idx[k:] {
+		if uint(int(j)) >= n {
+			panic(indexErrorAt("Dot", idx, k+l, len(w)))
+		}
 		s[l] = math.FMA(val[k+l], w[j], s[l])
 	}
 	return tree(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7])
@@ -73,50 +81,55 @@ func axpyGeneric(a float64, idx []int32, val []float64, w []float64) {
 
 // sqNormGeneric returns Σ val[k]².
 func sqNormGeneric(val []float64) float64 {
-	var s [lanes]float64
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
 	k := 0
 	for ; k+lanes <= len(val); k += lanes {
-		v := val[k : k+lanes]
-		s[0] = math.FMA(v[0], v[0], s[0])
-		s[1] = math.FMA(v[1], v[1], s[1])
-		s[2] = math.FMA(v[2], v[2], s[2])
-		s[3] = math.FMA(v[3], v[3], s[3])
-		s[4] = math.FMA(v[4], v[4], s[4])
-		s[5] = math.FMA(v[5], v[5], s[5])
-		s[6] = math.FMA(v[6], v[6], s[6])
-		s[7] = math.FMA(v[7], v[7], s[7])
+		v := val[k : k+lanes : k+lanes]
+		s0 = math.FMA(v[0], v[0], s0)
+		s1 = math.FMA(v[1], v[1], s1)
+		s2 = math.FMA(v[2], v[2], s2)
+		s3 = math.FMA(v[3], v[3], s3)
+		s4 = math.FMA(v[4], v[4], s4)
+		s5 = math.FMA(v[5], v[5], s5)
+		s6 = math.FMA(v[6], v[6], s6)
+		s7 = math.FMA(v[7], v[7], s7)
 	}
+	s := [lanes]float64{s0, s1, s2, s3, s4, s5, s6, s7}
 	for l, v := range val[k:] {
 		s[l] = math.FMA(v, v, s[l])
 	}
 	return tree(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7])
 }
 
-// dot32Generic returns Σ float64(val[k])·w[idx[k]].
+// dot32Generic returns Σ float64(val[k])·w[idx[k]], as dotGeneric.
 func dot32Generic(idx []int32, val []float32, w []float64) float64 {
 	if len(val) < len(idx) {
 		panic(valError("Dot32", len(idx), len(val)))
 	}
 	val = val[:len(idx)]
-	for k, j := range idx {
-		if uint(int(j)) >= uint(len(w)) {
-			panic(indexErrorAt("Dot32", idx, k, len(w)))
-		}
-	}
-	var s [lanes]float64
-	k := 0
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	n, k := uint(len(w)), 0
 	for ; k+lanes <= len(idx); k += lanes {
-		i, v := idx[k:k+lanes], val[k:k+lanes]
-		s[0] = math.FMA(float64(v[0]), w[i[0]], s[0])
-		s[1] = math.FMA(float64(v[1]), w[i[1]], s[1])
-		s[2] = math.FMA(float64(v[2]), w[i[2]], s[2])
-		s[3] = math.FMA(float64(v[3]), w[i[3]], s[3])
-		s[4] = math.FMA(float64(v[4]), w[i[4]], s[4])
-		s[5] = math.FMA(float64(v[5]), w[i[5]], s[5])
-		s[6] = math.FMA(float64(v[6]), w[i[6]], s[6])
-		s[7] = math.FMA(float64(v[7]), w[i[7]], s[7])
+		i, v := idx[k:k+lanes:k+lanes], val[k:k+lanes:k+lanes]
+		j0, j1, j2, j3 := uint(int(i[0])), uint(int(i[1])), uint(int(i[2])), uint(int(i[3]))
+		j4, j5, j6, j7 := uint(int(i[4])), uint(int(i[5])), uint(int(i[6])), uint(int(i[7]))
+		if j0 >= n || j1 >= n || j2 >= n || j3 >= n || j4 >= n || j5 >= n || j6 >= n || j7 >= n {
+			break
+		}
+		s0 = math.FMA(float64(v[0]), w[j0], s0)
+		s1 = math.FMA(float64(v[1]), w[j1], s1)
+		s2 = math.FMA(float64(v[2]), w[j2], s2)
+		s3 = math.FMA(float64(v[3]), w[j3], s3)
+		s4 = math.FMA(float64(v[4]), w[j4], s4)
+		s5 = math.FMA(float64(v[5]), w[j5], s5)
+		s6 = math.FMA(float64(v[6]), w[j6], s6)
+		s7 = math.FMA(float64(v[7]), w[j7], s7)
 	}
+	s := [lanes]float64{s0, s1, s2, s3, s4, s5, s6, s7}
 	for l, j := range idx[k:] {
+		if uint(int(j)) >= n {
+			panic(indexErrorAt("Dot32", idx, k+l, len(w)))
+		}
 		s[l] = math.FMA(float64(val[k+l]), w[j], s[l])
 	}
 	return tree(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7])

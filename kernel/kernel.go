@@ -49,9 +49,6 @@
 //	avx512  AVX-512       AVX-512  AVX2           AVX2
 //	neon    NEON          NEON     NEON           generic
 //
-// and on amd64, Dot, Dot32, Axpy and Axpy32 run the generic loop when
-// len(w) > 1<<20, where the vector code is slower.
-//
 // At start-up the best implementation is selected (Available lists them,
 // best last; Name says which is in use). The environment variable
 // ACFCD_KERNEL=name selects another, e.g. ACFCD_KERNEL=generic to compare
@@ -60,12 +57,6 @@
 // report it, as the acfcd command does, rather than run with a kernel the
 // user did not ask for.
 package kernel
-
-// vectorMaxLen is the length of w above which the amd64 implementations
-// hand Dot, Axpy, Dot32 and Axpy32 over to the generic loop, which is
-// faster once w is far beyond the caches (measurements: docs/tuning.md).
-// Tests lower it to cover both paths.
-var vectorMaxLen = 1 << 20
 
 // The functions below only forward to the architecture's dispatch (dot,
 // axpy, ... in dispatch_*.go). They inline, so the caller calls that code

@@ -23,15 +23,6 @@ func forEachImpl(t *testing.T, f func(t *testing.T)) {
 			continue
 		}
 		t.Run(im.name, f)
-		if im.name == "generic" {
-			continue
-		}
-		// Again with every w "large", which takes the amd64 kernels'
-		// hand-over to the generic loop.
-		saved := vectorMaxLen
-		vectorMaxLen = 0
-		t.Run(im.name+"-largew", f)
-		vectorMaxLen = saved
 	}
 }
 
