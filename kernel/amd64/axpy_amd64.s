@@ -79,14 +79,11 @@ axpybad:
 	MOVB $0, ok+80(FP)
 	RET
 
-// FMA1_32 is FMA1 with the float32 value at voff(VAL) widened to float64
-// (XV is a scratch register).
-#define FMA1_32(ioff, voff, J, XV, XW, bad) \
+// FMA1R is FMA1 with the value in the low lane of XV.
+#define FMA1R(ioff, J, XV, XW, bad) \
 	MOVL        ioff(IDX), J     \
 	CMPQ        J, LIM           \
 	JAE         bad              \
-	VMOVSS      voff(VAL), XV    \
-	VCVTSS2SD   XV, XV, XV       \
 	VMOVSD      (W)(J*8), XW     \
 	VFMADD231SD XV, XA, XW       \
 	VMOVSD      XW, (W)(J*8)
@@ -106,10 +103,15 @@ TEXT ·Axpy32AVX2(SB), NOSPLIT, $0-81
 	JB   axpytail
 
 axpy4:
-	FMA1_32(0, 0, R8, X4, X0, axpybad)
-	FMA1_32(4, 4, R9, X5, X1, axpybad)
-	FMA1_32(8, 8, R10, X6, X2, axpybad)
-	FMA1_32(12, 12, R11, X7, X3, axpybad)
+	// Four values widened at once, then one FMA per element.
+	VCVTPS2PD    (VAL), Y4
+	VEXTRACTF128 $1, Y4, X6
+	VUNPCKHPD    X4, X4, X5
+	VUNPCKHPD    X6, X6, X7
+	FMA1R(0, R8, X4, X0, axpybad)
+	FMA1R(4, R9, X5, X1, axpybad)
+	FMA1R(8, R10, X6, X2, axpybad)
+	FMA1R(12, R11, X7, X3, axpybad)
 	ADDQ $16, IDX
 	ADDQ $16, VAL
 	SUBQ $4, N
@@ -121,16 +123,20 @@ axpytail:
 	JE    axpydone
 
 axpy1:
-	FMA1_32(0, 0, R8, X4, X0, axpybad)
+	VMOVSS    (VAL), X4
+	VCVTSS2SD X4, X4, X4
+	FMA1R(0, R8, X4, X0, axpybad)
 	ADDQ $4, IDX
 	ADDQ $4, VAL
 	DECQ N
 	JNE  axpy1
 
 axpydone:
+	VZEROUPPER
 	MOVB $1, ok+80(FP)
 	RET
 
 axpybad:
+	VZEROUPPER
 	MOVB $0, ok+80(FP)
 	RET
