@@ -208,7 +208,7 @@ func (p *Prefs) Observe(i int, gain float64) {
 	p.p[i] = v32
 	p.sum += float64(v32) - old
 	p.changes++
-	r := (1-p.eta)*p.rbar + p.eta*gain
+	r := float64((1-p.eta)*p.rbar) + float64(p.eta*gain)
 	if !(r >= minRbar) {
 		r = minRbar
 	}

@@ -23,7 +23,7 @@ func Linear(r *rand.Rand, rows, feats int, noise float64, cell func(i, j int) (f
 			if v, ok := cell(i, j); ok {
 				d.Index = append(d.Index, int32(j))
 				d.Value = append(d.Value, v)
-				score += v * truth[j]
+				score += float64(v * truth[j])
 			}
 		}
 		y := 1.0

@@ -135,7 +135,7 @@ func NewModel(p Preset, seed uint64) *Model {
 	// Numeric features take at most half of the non-zeros.
 	p0, numMean := p.P0, 0.0
 	for j := 0; j < m.numeric; j++ {
-		numMean += p0 * math.Exp(-float64(j)/p.Tau)
+		numMean += float64(p0 * math.Exp(-float64(j)/p.Tau))
 	}
 	if numMean > p.NNZ/2 {
 		p0 *= p.NNZ / 2 / numMean
@@ -149,7 +149,7 @@ func NewModel(p Preset, seed uint64) *Model {
 	}
 	mean := p.NNZ - numMean // of the binary features
 	m.sigma = p.Sigma
-	m.mu = math.Log(mean) - p.Sigma*p.Sigma/2
+	m.mu = math.Log(mean) - float64(p.Sigma*p.Sigma/2)
 	m.maxSparse = int(m.sparse / 2)
 	for b := 0; b <= bits.Len64(m.sparse-1); b++ {
 		lo, hi := uint64(0), uint64(1)
@@ -254,8 +254,8 @@ func (m *Model) counts(r *rand.Rand) (mask uint64, sparse int) {
 			mask |= 1 << (j + 1)
 		}
 	}
-	x := math.Exp(m.mu + m.sigma*r.NormFloat64())
-	n := int(math.Floor(x + r.Float64())) // random rounding keeps the mean
+	x := math.Exp(m.mu + float64(m.sigma*r.NormFloat64()))
+	n := int(math.Floor(x + float64(r.Float64()))) // random rounding keeps the mean
 	return mask, max(1, min(n, m.maxSparse))
 }
 
@@ -321,7 +321,7 @@ func (m *Model) fill(g *Block, b uint64, rows int, text bool) {
 			v := m.numericValue(rx)
 			g.Index = append(g.Index, int32(j))
 			g.Value = append(g.Value, v)
-			margin += v * m.numWeights[j]
+			margin += float64(v * m.numWeights[j])
 		}
 		// n distinct features: Zipf draws until there are n different ones,
 		// then uniform draws should the Zipf head keep repeating. Ranks map
@@ -342,7 +342,7 @@ func (m *Model) fill(g *Block, b uint64, rows int, text bool) {
 			g.Value = append(g.Value, 1)
 			margin += m.weight(j)
 		}
-		margin += 1e-6 * rx.NormFloat64() // ties broken at random
+		margin += float64(1e-6 * rx.NormFloat64()) // ties broken at random
 		y := -1.0
 		if margin > m.threshold {
 			y = 1

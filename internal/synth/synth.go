@@ -50,7 +50,7 @@ func Text(c TextConfig) *dataio.Dataset {
 	seen := map[int32]bool{}
 	row := []int32{}
 	for i := 0; i < c.Rows; i++ {
-		n := int(math.Exp(mu + sigma*r.NormFloat64()))
+		n := int(math.Exp(mu + float64(sigma*r.NormFloat64())))
 		n = max(1, min(n, c.Features/2))
 		clear(seen)
 		row = row[:0]
@@ -65,15 +65,15 @@ func Text(c TextConfig) *dataio.Dataset {
 		start := len(d.Value)
 		var norm, margin float64
 		for _, j := range row {
-			v := (1 + math.Log(1+3*r.Float64())) * idf[j]
+			v := (1 + math.Log(1+float64(3*r.Float64()))) * idf[j]
 			d.Index = append(d.Index, j)
 			d.Value = append(d.Value, v)
-			norm += v * v
+			norm += float64(v * v)
 		}
 		norm = math.Sqrt(norm)
 		for k := start; k < len(d.Value); k++ {
 			d.Value[k] /= norm
-			margin += d.Value[k] * truth[d.Index[k]]
+			margin += float64(d.Value[k] * truth[d.Index[k]])
 		}
 		y := 1.0
 		if margin < 0 || (margin == 0 && r.IntN(2) == 0) {

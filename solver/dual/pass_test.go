@@ -21,7 +21,7 @@ func passSequential(p *Problem, r *solver.Run, repair bool) bool {
 	for i := range int32(p.N) {
 		wx := p.DotRow(i, p.W)
 		c := (p.Y[i] + 1) >> 1
-		m := float64(p.Y[i]) * wx
+		m := float64(float64(p.Y[i]) * wx) // rounded as in eval, unfused
 		var v float64
 		switch p.Loss {
 		case Logistic:
@@ -33,7 +33,7 @@ func passSequential(p *Problem, r *solver.Run, repair bool) bool {
 				r.Repaired(i, gain)
 			}
 		default:
-			G := m - 1 + p.Alpha[i]*p.Diag[c]
+			G := m - 1 + float64(p.Alpha[i]*p.Diag[c])
 			v = math.Abs(p.PG(i, G))
 			if h := 1 - m; h > 0 {
 				if p.Loss == L1SVM {
