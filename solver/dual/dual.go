@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/acfcd/acfcd/internal/fmath"
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/internal/rows"
 	dataio "github.com/acfcd/acfcd/io"
@@ -265,7 +266,7 @@ func (p *Problem) Objective() float64 {
 		v := 0.5 * ww
 		for i, a := range p.Alpha {
 			c := p.UB[(p.Y[i]+1)>>1]
-			v += XLogX(a) + XLogX(p.AlphaC[i]) - float64(c*math.Log(c))
+			v += XLogX(a) + XLogX(p.AlphaC[i]) - float64(c*fmath.Log(c))
 		}
 		return v
 	}
@@ -282,7 +283,7 @@ func XLogX(x float64) float64 {
 	if x <= 0 {
 		return 0
 	}
-	return float64(x * math.Log(x))
+	return float64(x * fmath.Log(x))
 }
 
 // PG is the projected gradient of the SVM duals for gradient G at i.

@@ -1,6 +1,10 @@
 package dual
 
-import "math"
+import (
+	"math"
+
+	"github.com/acfcd/acfcd/internal/fmath"
+)
 
 // lrStep minimises the logistic dual along coordinate i by liblinear's
 // safeguarded Newton method on the one-variable subproblem, given
@@ -30,7 +34,7 @@ func (p *Problem) lrStep(i int32, wx float64) (viol, gain float64) {
 	a := p.Qii(i)
 	b := float64(yf * wx)
 	al, ac := p.Alpha[i], p.AlphaC[i]
-	g0 := b + math.Log(al/ac) // ∂f/∂α_i
+	g0 := b + fmath.Log(al/ac) // ∂f/∂α_i
 	viol = Violation(g0, al, ac, C)
 
 	z0, u0, sign := al, ac, 1.0
@@ -42,7 +46,7 @@ func (p *Problem) lrStep(i int32, wx float64) (viol, gain float64) {
 	z, gp := z0, sign*g0
 	if C-z < 0.5*C {
 		z = float64(0.1 * z)
-		gp = float64(a*(z-z0)) + float64(sign*b) + math.Log(z/(C-z))
+		gp = float64(a*(z-z0)) + float64(sign*b) + fmath.Log(z/(C-z))
 	}
 	inner := 0
 	for inner <= lrMaxInner {
@@ -61,13 +65,13 @@ func (p *Problem) lrStep(i int32, wx float64) (viol, gain float64) {
 		// needs hundreds of visits to walk down.
 		tz := z - gp/gpp
 		if a*z < 1 || tz <= 0 {
-			tz = z * math.Exp(-gp/(z*gpp))
+			tz = z * fmath.Exp(-gp/(z*gpp))
 		}
 		z = min(tz, 0.5*C)
 		if z < Floor*C {
 			z = Floor * C // the optimum is below what float64 keeps (margin > 690)
 		}
-		gp = float64(a*(z-z0)) + float64(sign*b) + math.Log(z/(C-z))
+		gp = float64(a*(z-z0)) + float64(sign*b) + fmath.Log(z/(C-z))
 		inner++
 		if z == Floor*C && gp > 0 {
 			break
@@ -122,7 +126,7 @@ func bregLog(x float64) float64 {
 		return 1
 	}
 	if math.Abs(x) >= 0.05 {
-		return float64((1+x)*math.Log1p(x)) - x
+		return float64((1+x)*fmath.Log1p(x)) - x
 	}
 	// Horner over k = 2..14; the k = 15 term is below 1e-17 of the sum.
 	const (
@@ -159,7 +163,7 @@ func bregLog(x float64) float64 {
 // Log1pExpNeg returns log(1 + e^{−m}) without overflow.
 func Log1pExpNeg(m float64) float64 {
 	if m >= 0 {
-		return math.Log1p(math.Exp(-m))
+		return fmath.Log1p(fmath.Exp(-m))
 	}
-	return -m + math.Log1p(math.Exp(m))
+	return -m + fmath.Log1p(fmath.Exp(m))
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/fmath"
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/internal/testkit"
 	solver "github.com/acfcd/acfcd/solver"
@@ -25,7 +26,7 @@ func passSequential(p *Problem, r *solver.Run, repair bool) bool {
 		var v float64
 		switch p.Loss {
 		case Logistic:
-			v = Violation(m+math.Log(p.Alpha[i]/p.AlphaC[i]), p.Alpha[i], p.AlphaC[i], p.UB[c])
+			v = Violation(m+fmath.Log(p.Alpha[i]/p.AlphaC[i]), p.Alpha[i], p.AlphaC[i], p.UB[c])
 			loss += p.UB[c] * Log1pExpNeg(m)
 			if repair && v > p.Eps {
 				ok = false

@@ -338,7 +338,8 @@ loop:
 			ut := float64((hg.u[i] - float64(step*d)) * (hg.t[i] + float64(step*hg.dat[i])))
 			compAff += as + ut
 		}
-		sigma := math.Pow(compAff/comp, 3)
+		sr := compAff / comp // σ = sr³ multiplied out: math.Pow is not the same everywhere
+		sigma := sr * sr * sr
 
 		// Corrector: complementarity rs = σμ − αs − Δα·Δs, rt = σμ − ut + Δα·Δt,
 		// r = −(Qα − 1 − s + t) + rs/α − rt/u.

@@ -3,6 +3,7 @@ package finish
 import (
 	"math"
 
+	"github.com/acfcd/acfcd/internal/fmath"
 	solver "github.com/acfcd/acfcd/solver"
 	"github.com/acfcd/acfcd/solver/dual"
 )
@@ -104,8 +105,8 @@ func (nt *newton) gradient() float64 {
 			}
 		} else {
 			// σ(−z) and σ(z)σ(−z) without overflow
-			e := math.Exp(-math.Abs(z))
-			sNeg := 1 / (1 + math.Exp(z))
+			e := fmath.Exp(-math.Abs(z))
+			sNeg := 1 / (1 + fmath.Exp(z))
 			if z < 0 {
 				sNeg = 1 / (1 + e)
 			}
@@ -353,8 +354,8 @@ func (f *Finisher) dualFromPrimal(r *solver.Run) bool {
 		} else {
 			// α = C σ(−z), C − α = C σ(z), each computed directly; both
 			// stay strictly positive as the logistic dual requires.
-			a = ci / (1 + math.Exp(z))
-			ac := ci / (1 + math.Exp(-z))
+			a = ci / (1 + fmath.Exp(z))
+			ac := ci / (1 + fmath.Exp(-z))
 			tiny := ci * dual.Floor
 			a, ac = max(a, tiny), max(ac, tiny)
 			p.AlphaC[i] = ac

@@ -3,6 +3,7 @@ package finish
 import (
 	"math"
 
+	"github.com/acfcd/acfcd/internal/fmath"
 	solver "github.com/acfcd/acfcd/solver"
 	"github.com/acfcd/acfcd/solver/dual"
 )
@@ -314,9 +315,9 @@ func (nt *newton) dualAt() float64 {
 				v += a*a/(4*ci) - a
 			}
 		} else {
-			a := ci / (1 + math.Exp(z))
-			ac := ci / (1 + math.Exp(-z))
-			v += dual.XLogX(a) + dual.XLogX(ac) - float64(ci*math.Log(ci))
+			a := ci / (1 + fmath.Exp(z))
+			ac := ci / (1 + fmath.Exp(-z))
+			v += dual.XLogX(a) + dual.XLogX(ac) - float64(ci*fmath.Log(ci))
 		}
 	}
 	return float64(0.5*ww) + v
