@@ -171,7 +171,7 @@ func checkLassoInput(d *dataio.Dataset, intercept bool) error {
 	var sq float64
 	for i, y := range d.Label {
 		// Centring (with an intercept) can double a label: keep 4‖y‖² finite.
-		if sq += y * y; !(sq <= math.MaxFloat64/4) {
+		if sq += float64(y * y); !(sq <= math.MaxFloat64/4) {
 			return fmt.Errorf("%s: label %g: the squares of the labels overflow (½‖y‖² is the LASSO's objective at w = 0); scale the targets down",
 				d.Where(i), y)
 		}

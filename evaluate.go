@@ -36,12 +36,12 @@ func Evaluate(m *Model, d *Dataset) (*Evaluation, error) {
 		if y == t {
 			e.Correct++
 		}
-		sq += (y - t) * (y - t)
+		sq += float64((y - t) * (y - t))
 		sp += y
 		st += t
-		spp += y * y
-		stt += t * t
-		spt += y * t
+		spp += float64(y * y)
+		stt += float64(t * t)
+		spt += float64(y * t)
 	}
 	if d.Rows == 0 {
 		return e, nil
@@ -49,6 +49,7 @@ func Evaluate(m *Model, d *Dataset) (*Evaluation, error) {
 	n := float64(d.Rows)
 	e.Accuracy = 100 * float64(e.Correct) / n
 	e.MSE = sq / n
-	e.R2 = (n*spt - sp*st) * (n*spt - sp*st) / ((n*spp - sp*sp) * (n*stt - st*st))
+	e.R2 = (float64(n*spt) - float64(sp*st)) * (float64(n*spt) - float64(sp*st)) /
+		((float64(n*spp) - float64(sp*sp)) * (float64(n*stt) - float64(st*st)))
 	return e, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acfcd/acfcd/internal/fault"
+	"github.com/acfcd/acfcd/internal/fmath"
 	"github.com/acfcd/acfcd/internal/mix"
 	"github.com/acfcd/acfcd/kernel"
 	solver "github.com/acfcd/acfcd/solver"
@@ -147,7 +148,9 @@ func TrainPath(ctx context.Context, d *Dataset, p Params, n int, ratio float64) 
 		start := time.Now()
 		lam := lamMax
 		if n > 1 {
-			lam = lamMax * math.Pow(ratio, float64(k)/float64(n-1))
+			// ratio^(k/(n−1)) as exp(t·log ratio), fmath's: the same bits on
+			// every architecture, which math.Pow does not give.
+			lam = lamMax * fmath.Exp(float64(k)/float64(n-1)*fmath.Log(ratio))
 		}
 		m, res := fitLasso(ctx, prob, p, lam, mix.Seed(p.Seed, uint64(k)))
 		nnz := 0

@@ -23,6 +23,7 @@ import (
 	"math"
 
 	"github.com/acfcd/acfcd/internal/compsum"
+	"github.com/acfcd/acfcd/internal/fmath"
 )
 
 // Defaults of Config, from the paper.
@@ -132,7 +133,7 @@ func NewPrefs(n int, cfg Config) *Prefs {
 		p:     make([]float32, n),
 		sum:   float64(n),
 		c:     r.C,
-		decay: math.Exp(-r.C),
+		decay: fmath.Exp(-r.C),
 		pmin:  float64(float32(r.PMin)), // the bounds as stored, so that
 		pmax:  float64(float32(r.PMax)), // "p_i is at a bound" tests exactly
 		eta:   r.Eta,
@@ -202,13 +203,13 @@ func (p *Prefs) Observe(i int, gain float64) {
 	case old == p.pmin && gain <= p.rbar, old == p.pmax && gain >= p.rbar:
 		v = old
 	default:
-		v = p.clip(math.Exp(p.c*(gain/p.rbar-1)) * old)
+		v = p.clip(fmath.Exp(p.c*(gain/p.rbar-1)) * old)
 	}
 	v32 := float32(v)
 	p.p[i] = v32
 	p.sum += float64(v32) - old
 	p.changes++
-	r := (1-p.eta)*p.rbar + p.eta*gain
+	r := float64((1-p.eta)*p.rbar) + float64(p.eta*gain)
 	if !(r >= minRbar) {
 		r = minRbar
 	}

@@ -130,7 +130,7 @@ func (s *Scheduler) Next(p *Prefs) []int32 {
 	acc := s.acc[:len(p.p)]
 	k := 0
 	for i, pi := range p.p {
-		a := float64(acc[i]) + float64(pi)*scale
+		a := float64(acc[i]) + float64(float64(pi)*scale)
 		if t := a + slack; t >= 1 {
 			k, a = emit(b, k, int32(i), a, t)
 		}
@@ -170,7 +170,7 @@ func (s *Scheduler) NextActive(p *Prefs, active []int32) []int32 {
 	acc := s.acc
 	k := 0
 	for _, i := range active {
-		a := float64(acc[i]) + float64(p.p[i])*scale
+		a := float64(acc[i]) + float64(float64(p.p[i])*scale)
 		if t := a + slack; t >= 1 {
 			k, a = emit(b, k, i, a, t)
 		}

@@ -206,7 +206,7 @@ func (s *Scheduler) fill() []int32 {
 			} else {
 				pi := float64(prefs[i])
 				sum += pi
-				a := float64(acc[i]) + pi*scale
+				a := float64(acc[i]) + float64(pi*scale)
 				if t := a + slack; t >= 1 {
 					// As emit: ⌊t⌋ copies, clamped so that the sweep stays
 					// within 2m entries (unreachable in exact arithmetic);

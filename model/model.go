@@ -2,7 +2,8 @@ package model
 
 import (
 	"fmt"
-	"math"
+
+	"github.com/acfcd/acfcd/internal/fmath"
 )
 
 // Model is a trained linear model in liblinear's layout, so that it can be
@@ -210,7 +211,7 @@ func (m *Model) Probability(idx []int32, val []float64, out []float64) error {
 	out = out[:nc]
 	m.Decision(idx, val, out)
 	for c := range m.NrW {
-		out[c] = 1 / (1 + math.Exp(-out[c]))
+		out[c] = 1 / (1 + fmath.Exp(-out[c]))
 	}
 	if nc == 2 {
 		out[1] = 1 - out[0]

@@ -55,9 +55,9 @@ func RowPass(t *Tuning, pool *procs.Pool, chunks *[]Chunk, n int, nnz int64,
 func Primal(w []float64, loss float64) float64 {
 	var ww float64
 	for _, x := range w {
-		ww += x * x
+		ww += float64(x * x)
 	}
-	return 0.5*ww + loss
+	return float64(0.5*ww) + loss
 }
 
 // scanChunks fills cs in order, cs[c] with the scan of rows

@@ -10,6 +10,9 @@ type Sum struct{ s, c float64 }
 
 // Add adds v.
 func (n *Sum) Add(v float64) {
+	// Round v: inlined, a product passed in would otherwise fuse with the
+	// sums below, each its own way, and the compensation would be wrong.
+	v = float64(v)
 	t := n.s + v
 	if math.Abs(n.s) >= math.Abs(v) {
 		n.c += (n.s - t) + v

@@ -57,13 +57,13 @@ func (r *Rows) NNZ() int64 {
 func (r *Rows) SqNorm(i int32) float64 {
 	a, b := r.RP[i], r.RP[i+1]
 	if r.Val32 == nil {
-		return kernel.SqNorm(r.Val[a:b:b]) + r.Bias*r.Bias
+		return kernel.SqNorm(r.Val[a:b:b]) + float64(r.Bias*r.Bias)
 	}
 	var q float64
 	for _, v := range r.Val32[a:b:b] {
-		q += float64(v) * float64(v)
+		q += float64(float64(v) * float64(v))
 	}
-	return q + r.Bias*r.Bias
+	return q + float64(r.Bias*r.Bias)
 }
 
 // Prefetch asks for row i's indices and values ahead of use: rows are

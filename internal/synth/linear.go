@@ -9,12 +9,12 @@ import (
 // Linear returns rows examples over feats features for tests: entry
 // (i, j) is cell(i, j) where that reports true, and each row is labelled
 // ±1 by the sign of its score against a normal random truth drawn from r
-// first, a fraction noise of the labels flipped (one draw from r per row,
+// first (polar method), a fraction noise of the labels flipped (one draw from r per row,
 // after its cells).
 func Linear(r *rand.Rand, rows, feats int, noise float64, cell func(i, j int) (float64, bool)) *dataio.Dataset {
 	truth := make([]float64, feats)
 	for j := range truth {
-		truth[j] = r.NormFloat64()
+		truth[j] = normal(r)
 	}
 	d := &dataio.Dataset{Rows: rows, Features: feats, RowPtr: make([]int64, 1, rows+1), Value: []float64{}}
 	for i := range rows {
@@ -23,7 +23,7 @@ func Linear(r *rand.Rand, rows, feats int, noise float64, cell func(i, j int) (f
 			if v, ok := cell(i, j); ok {
 				d.Index = append(d.Index, int32(j))
 				d.Value = append(d.Value, v)
-				score += v * truth[j]
+				score += float64(v * truth[j])
 			}
 		}
 		y := 1.0

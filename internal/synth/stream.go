@@ -44,6 +44,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/acfcd/acfcd/internal/fmath"
 )
 
 // Preset is the shape of a generated data set.
@@ -135,7 +137,7 @@ func NewModel(p Preset, seed uint64) *Model {
 	// Numeric features take at most half of the non-zeros.
 	p0, numMean := p.P0, 0.0
 	for j := 0; j < m.numeric; j++ {
-		numMean += p0 * math.Exp(-float64(j)/p.Tau)
+		numMean += float64(p0 * fmath.Exp(-float64(j)/p.Tau))
 	}
 	if numMean > p.NNZ/2 {
 		p0 *= p.NNZ / 2 / numMean
@@ -144,12 +146,12 @@ func NewModel(p Preset, seed uint64) *Model {
 	m.presence = make([]uint32, m.numeric)
 	m.numWeights = make([]float64, m.numeric)
 	for j := range m.presence {
-		m.presence[j] = uint32(math.Min(p0*math.Exp(-float64(j)/p.Tau), 1) * math.MaxUint32)
+		m.presence[j] = uint32(math.Min(p0*fmath.Exp(-float64(j)/p.Tau), 1) * math.MaxUint32)
 		m.numWeights[j] = hashNormal(hash3(seed, 0x6e756d, uint64(j)))
 	}
 	mean := p.NNZ - numMean // of the binary features
 	m.sigma = p.Sigma
-	m.mu = math.Log(mean) - p.Sigma*p.Sigma/2
+	m.mu = fmath.Log(mean) - float64(p.Sigma*p.Sigma/2)
 	m.maxSparse = int(m.sparse / 2)
 	for b := 0; b <= bits.Len64(m.sparse-1); b++ {
 		lo, hi := uint64(0), uint64(1)
@@ -254,8 +256,8 @@ func (m *Model) counts(r *rand.Rand) (mask uint64, sparse int) {
 			mask |= 1 << (j + 1)
 		}
 	}
-	x := math.Exp(m.mu + m.sigma*r.NormFloat64())
-	n := int(math.Floor(x + r.Float64())) // random rounding keeps the mean
+	x := fmath.Exp(m.mu + float64(m.sigma*normal(r)))
+	n := int(math.Floor(x + float64(r.Float64()))) // random rounding keeps the mean
 	return mask, max(1, min(n, m.maxSparse))
 }
 
@@ -306,7 +308,7 @@ type Block struct {
 // text is set.
 func (m *Model) fill(g *Block, b uint64, rows int, text bool) {
 	rc, rx := m.rngs(b)
-	zipf := rand.NewZipf(rx, m.p.ZipfS, m.p.ZipfV, m.sparse-1)
+	zipf := newZipf(rx, m.p.ZipfS, m.p.ZipfV, m.sparse-1)
 	g.Rows = rows
 	g.RowPtr = append(g.RowPtr[:0], 0)
 	g.Index, g.Value, g.Label, g.margin = g.Index[:0], g.Value[:0], g.Label[:0], g.margin[:0]
@@ -321,7 +323,7 @@ func (m *Model) fill(g *Block, b uint64, rows int, text bool) {
 			v := m.numericValue(rx)
 			g.Index = append(g.Index, int32(j))
 			g.Value = append(g.Value, v)
-			margin += v * m.numWeights[j]
+			margin += float64(v * m.numWeights[j])
 		}
 		// n distinct features: Zipf draws until there are n different ones,
 		// then uniform draws should the Zipf head keep repeating. Ranks map
@@ -342,7 +344,7 @@ func (m *Model) fill(g *Block, b uint64, rows int, text bool) {
 			g.Value = append(g.Value, 1)
 			margin += m.weight(j)
 		}
-		margin += 1e-6 * rx.NormFloat64() // ties broken at random
+		margin += float64(1e-6 * normal(rx)) // ties broken at random
 		y := -1.0
 		if margin > m.threshold {
 			y = 1
@@ -372,7 +374,7 @@ func (m *Model) numericValue(r *rand.Rand) float64 {
 		for k < 64 && r.Uint32()&1 == 0 {
 			k++
 		}
-		return round6(math.Log10(1 + float64(k)))
+		return round6(fmath.Log10(1 + float64(k)))
 	default:
 		u := r.Float64()
 		return round6(math.Max(u*u, 1e-4))
@@ -468,7 +470,13 @@ func (m *Model) Generate(threads int, text bool, emit func(*Block) error) error 
 // round6 rounds x > 0 to 6 significant digits, as the nearest float64 to
 // a 6-digit decimal.
 func round6(x float64) float64 {
-	e := int(math.Floor(math.Log10(x)))
+	e := 0 // 10^e ≤ x < 10^(e+1), by comparison: no logarithm
+	for x >= math.Pow10(e+1) {
+		e++
+	}
+	for x < math.Pow10(e) {
+		e--
+	}
 	if e >= 5 {
 		return math.Round(x/math.Pow10(e-5)) * math.Pow10(e-5)
 	}

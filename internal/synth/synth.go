@@ -7,7 +7,8 @@
 //   - Model, rows shaped like kdd2010 or url (Presets), generated block by
 //     block in parallel at any scale (acfcd gen).
 //
-// Everything is deterministic in the seed.
+// Everything is deterministic in the seed and the same on every
+// architecture: the variates use fmath's Exp and Log (random.go).
 package synth
 
 import (
@@ -15,6 +16,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/acfcd/acfcd/internal/fmath"
 	dataio "github.com/acfcd/acfcd/io"
 )
 
@@ -32,25 +34,25 @@ func Text(c TextConfig) *dataio.Dataset {
 	r := rand.New(rand.NewPCG(c.Seed, 0x73796e7468))
 	// Zipf over features: feature ranks are shuffled so that frequent
 	// features are spread over the index range as in a sorted vocabulary.
-	zipf := rand.NewZipf(r, 1.1, 4, uint64(c.Features-1))
+	zipf := newZipf(r, 1.1, 4, uint64(c.Features-1))
 	rank := r.Perm(c.Features)
 	idf := make([]float64, c.Features)
 	for j := range idf {
-		idf[j] = math.Log(2 + float64(rank[j]))
+		idf[j] = fmath.Log(2 + float64(rank[j]))
 	}
 	truth := make([]float64, c.Features)
 	for k := 0; k < c.Informative; k++ {
 		// Informative features are drawn by frequency too, like real topics.
-		truth[rank[int(zipf.Uint64())]] = r.NormFloat64()
+		truth[rank[int(zipf.Uint64())]] = normal(r)
 	}
 	d := &dataio.Dataset{Rows: c.Rows, Features: c.Features, Source: "synthetic text",
 		RowPtr: make([]int64, 1, c.Rows+1), Label: make([]float64, c.Rows)}
 	sigma := 0.8
-	mu := math.Log(c.MeanNNZ) - sigma*sigma/2
+	mu := fmath.Log(c.MeanNNZ) - sigma*sigma/2
 	seen := map[int32]bool{}
 	row := []int32{}
 	for i := 0; i < c.Rows; i++ {
-		n := int(math.Exp(mu + sigma*r.NormFloat64()))
+		n := int(fmath.Exp(mu + float64(sigma*normal(r))))
 		n = max(1, min(n, c.Features/2))
 		clear(seen)
 		row = row[:0]
@@ -65,15 +67,15 @@ func Text(c TextConfig) *dataio.Dataset {
 		start := len(d.Value)
 		var norm, margin float64
 		for _, j := range row {
-			v := (1 + math.Log(1+3*r.Float64())) * idf[j]
+			v := (1 + fmath.Log(1+float64(3*r.Float64()))) * idf[j]
 			d.Index = append(d.Index, j)
 			d.Value = append(d.Value, v)
-			norm += v * v
+			norm += float64(v * v)
 		}
 		norm = math.Sqrt(norm)
 		for k := start; k < len(d.Value); k++ {
 			d.Value[k] /= norm
-			margin += d.Value[k] * truth[d.Index[k]]
+			margin += float64(d.Value[k] * truth[d.Index[k]])
 		}
 		y := 1.0
 		if margin < 0 || (margin == 0 && r.IntN(2) == 0) {

@@ -22,13 +22,13 @@ func TestGolden(t *testing.T) {
 		binary.Write(h, binary.LittleEndian, math.Float64bits(v))
 	}
 	binary.Write(h, binary.LittleEndian, d.Label)
-	if got, want := fmt.Sprintf("%x", h.Sum(nil)), "3c23d9421e0a8a9993d80768f8fc2e5695f4226dbc22be14f29c0ec051de1efb"; got != want {
+	if got, want := fmt.Sprintf("%x", h.Sum(nil)), "a6f426b5ed3a955549c40c0f33ff73e4eb7b183102e2817006535f80cc9841f1"; got != want {
 		t.Errorf("Text: sha256 %s, want %s", got, want)
 	}
 
 	for _, c := range []struct{ preset, want string }{
-		{"kdd", "c8e91852af4237bda362b73a508e054eab71681121587692cf7dd8118f35ec0c"},
-		{"url", "192e7bf2b68531c5ac2e96567e6b4820efdfaa17bf51910399ce1c8b5442d31c"},
+		{"kdd", "b4e782379c59733c28ca2780617df59454b1ccd99af947c06c135e98ba32c11d"},
+		{"url", "b930ab85d026dba398352e2f8ae633f8be470ae5c8900b372f486f2c875e3c2d"},
 	} {
 		p := Presets[c.preset]
 		p.Rows = 5000

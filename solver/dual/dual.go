@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/acfcd/acfcd/internal/fmath"
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/internal/rows"
 	dataio "github.com/acfcd/acfcd/io"
@@ -182,7 +183,7 @@ func (p *Problem) DotRow(i int32, v []float64) float64 {
 	} else {
 		s = kernel.Dot32(p.Idx[a:b:b], p.Val32[a:b:b], v)
 	}
-	return s + p.Bias*v[p.NF]
+	return s + float64(p.Bias*v[p.NF])
 }
 
 // AxpyRow does v += c·x_i, the bias feature included, counting the non-zeros.
@@ -194,7 +195,7 @@ func (p *Problem) AxpyRow(c float64, i int32, v []float64) {
 	} else {
 		kernel.Axpy32(c, p.Idx[a:b:b], p.Val32[a:b:b], v)
 	}
-	v[p.NF] += c * p.Bias
+	v[p.NF] += float64(c * p.Bias)
 }
 
 // Cost returns C_i (for -s 1 recovered from D_ii = 1/(2C_i): its dual has
@@ -219,7 +220,7 @@ func (p *Problem) Step(i, ahead int32, th solver.Thresholds) (pg, gain float64, 
 	// G = ∂f/∂α_i = y_i wᵀx_i − 1 + D_ii α_i (written out: a call less).
 	c := (p.Y[i] + 1) >> 1
 	a := p.Alpha[i]
-	G := float64(p.Y[i])*p.DotRow(i, p.W) - 1 + a*p.Diag[c]
+	G := float64(float64(p.Y[i])*p.DotRow(i, p.W)) - 1 + float64(a*p.Diag[c])
 	switch {
 	case a == 0:
 		if G > th.Max {
@@ -259,29 +260,30 @@ func (p *Problem) EndBatch(entries int, _ bool) float64 {
 func (p *Problem) Objective() float64 {
 	var ww float64
 	for _, v := range p.W {
-		ww += v * v
+		ww += float64(v * v)
 	}
 	if p.Loss == Logistic {
 		v := 0.5 * ww
 		for i, a := range p.Alpha {
 			c := p.UB[(p.Y[i]+1)>>1]
-			v += XLogX(a) + XLogX(p.AlphaC[i]) - c*math.Log(c)
+			v += XLogX(a) + XLogX(p.AlphaC[i]) - float64(c*fmath.Log(c))
 		}
 		return v
 	}
 	v := ww
 	for i, a := range p.Alpha {
-		v += a * (a*p.Diag[(p.Y[i]+1)>>1] - 2)
+		v += float64(a * (float64(a*p.Diag[(p.Y[i]+1)>>1]) - 2))
 	}
 	return v / 2
 }
 
-// XLogX is x·log x, 0 at x ≤ 0.
+// XLogX is x·log x, 0 at x ≤ 0, rounded: inlined into a sum it must not
+// fuse with it.
 func XLogX(x float64) float64 {
 	if x <= 0 {
 		return 0
 	}
-	return x * math.Log(x)
+	return float64(x * fmath.Log(x))
 }
 
 // PG is the projected gradient of the SVM duals for gradient G at i.
@@ -314,5 +316,5 @@ func (p *Problem) svmMove(i int32, G float64) float64 {
 	}
 	p.Alpha[i] = na
 	p.AxpyRow(d*float64(p.Y[i]), i, p.W)
-	return -(G*d + 0.5*q*d*d)
+	return -(float64(G*d) + float64(0.5*q*d*d))
 }

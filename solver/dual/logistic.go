@@ -1,6 +1,10 @@
 package dual
 
-import "math"
+import (
+	"math"
+
+	"github.com/acfcd/acfcd/internal/fmath"
+)
 
 // lrStep minimises the logistic dual along coordinate i by liblinear's
 // safeguarded Newton method on the one-variable subproblem, given
@@ -28,21 +32,21 @@ func (p *Problem) lrStep(i int32, wx float64) (viol, gain float64) {
 	yf := float64(p.Y[i])
 	C := p.UB[(p.Y[i]+1)>>1]
 	a := p.Qii(i)
-	b := yf * wx
+	b := float64(yf * wx)
 	al, ac := p.Alpha[i], p.AlphaC[i]
-	g0 := b + math.Log(al/ac) // ∂f/∂α_i
+	g0 := b + fmath.Log(al/ac) // ∂f/∂α_i
 	viol = Violation(g0, al, ac, C)
 
 	z0, u0, sign := al, ac, 1.0
-	if 0.5*a*(ac-al)+b < 0 {
+	if float64(0.5*a*(ac-al))+b < 0 {
 		z0, u0, sign = ac, al, -1.0
 	}
 	// g'(z₀) = log(z₀/u₀) + s·b is ±g0: no second logarithm, and from the
 	// stored pair α, C − α rather than C − z₀.
 	z, gp := z0, sign*g0
 	if C-z < 0.5*C {
-		z = 0.1 * z
-		gp = a*(z-z0) + sign*b + math.Log(z/(C-z))
+		z = float64(0.1 * z)
+		gp = float64(a*(z-z0)) + float64(sign*b) + fmath.Log(z/(C-z))
 	}
 	inner := 0
 	for inner <= lrMaxInner {
@@ -61,13 +65,13 @@ func (p *Problem) lrStep(i int32, wx float64) (viol, gain float64) {
 		// needs hundreds of visits to walk down.
 		tz := z - gp/gpp
 		if a*z < 1 || tz <= 0 {
-			tz = z * math.Exp(-gp/(z*gpp))
+			tz = z * fmath.Exp(-gp/(z*gpp))
 		}
 		z = min(tz, 0.5*C)
 		if z < Floor*C {
 			z = Floor * C // the optimum is below what float64 keeps (margin > 690)
 		}
-		gp = a*(z-z0) + sign*b + math.Log(z/(C-z))
+		gp = float64(a*(z-z0)) + float64(sign*b) + fmath.Log(z/(C-z))
 		inner++
 		if z == Floor*C && gp > 0 {
 			break
@@ -109,7 +113,7 @@ func Violation(g, al, ac, C float64) float64 {
 //
 //	Δf = d·gp0 + ½ a d² + z0·h(d/z0) + u0·h(−d/u0).
 func lrDelta(d, z0, u0, a, gp0 float64) float64 {
-	return d*gp0 + 0.5*a*d*d + z0*bregLog(d/z0) + u0*bregLog(-d/u0)
+	return float64(d*gp0) + float64(0.5*a*d*d) + float64(z0*bregLog(d/z0)) + float64(u0*bregLog(-d/u0))
 }
 
 // bregLog returns h(x) = (1+x)·log(1+x) − x for x > −1 without
@@ -122,7 +126,7 @@ func bregLog(x float64) float64 {
 		return 1
 	}
 	if math.Abs(x) >= 0.05 {
-		return (1+x)*math.Log1p(x) - x
+		return float64((1+x)*fmath.Log1p(x)) - x
 	}
 	// Horner over k = 2..14; the k = 15 term is below 1e-17 of the sum.
 	const (
@@ -141,25 +145,25 @@ func bregLog(x float64) float64 {
 		c14 = 1.0 / 182
 	)
 	p := c14
-	p = p*x + c13
-	p = p*x + c12
-	p = p*x + c11
-	p = p*x + c10
-	p = p*x + c9
-	p = p*x + c8
-	p = p*x + c7
-	p = p*x + c6
-	p = p*x + c5
-	p = p*x + c4
-	p = p*x + c3
-	p = p*x + c2
+	p = float64(p*x) + c13
+	p = float64(p*x) + c12
+	p = float64(p*x) + c11
+	p = float64(p*x) + c10
+	p = float64(p*x) + c9
+	p = float64(p*x) + c8
+	p = float64(p*x) + c7
+	p = float64(p*x) + c6
+	p = float64(p*x) + c5
+	p = float64(p*x) + c4
+	p = float64(p*x) + c3
+	p = float64(p*x) + c2
 	return p * x * x
 }
 
 // Log1pExpNeg returns log(1 + e^{−m}) without overflow.
 func Log1pExpNeg(m float64) float64 {
 	if m >= 0 {
-		return math.Log1p(math.Exp(-m))
+		return fmath.Log1p(fmath.Exp(-m))
 	}
-	return -m + math.Log1p(math.Exp(m))
+	return -m + fmath.Log1p(fmath.Exp(m))
 }

@@ -3,6 +3,7 @@ package dual
 import (
 	"math"
 
+	"github.com/acfcd/acfcd/internal/fmath"
 	solver "github.com/acfcd/acfcd/solver"
 )
 
@@ -68,12 +69,12 @@ func (p *Problem) scan(lo, hi int, repair bool) solver.Chunk {
 // current α given wx = wᵀx_i, and for the SVMs its gradient G.
 func (p *Problem) eval(i int32, wx float64) (viol, loss, G float64) {
 	c := (p.Y[i] + 1) >> 1
-	m := float64(p.Y[i]) * wx // margin
+	m := float64(float64(p.Y[i]) * wx) // margin
 	if p.Loss == Logistic {
-		viol = Violation(m+math.Log(p.Alpha[i]/p.AlphaC[i]), p.Alpha[i], p.AlphaC[i], p.UB[c])
+		viol = Violation(m+fmath.Log(p.Alpha[i]/p.AlphaC[i]), p.Alpha[i], p.AlphaC[i], p.UB[c])
 		return viol, p.UB[c] * Log1pExpNeg(m), 0
 	}
-	G = m - 1 + p.Alpha[i]*p.Diag[c]
+	G = m - 1 + float64(p.Alpha[i]*p.Diag[c])
 	viol = math.Abs(p.PG(i, G))
 	if h := 1 - m; h > 0 {
 		if p.Loss == L1SVM {

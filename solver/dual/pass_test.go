@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/fmath"
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/internal/testkit"
 	solver "github.com/acfcd/acfcd/solver"
@@ -21,11 +22,11 @@ func passSequential(p *Problem, r *solver.Run, repair bool) bool {
 	for i := range int32(p.N) {
 		wx := p.DotRow(i, p.W)
 		c := (p.Y[i] + 1) >> 1
-		m := float64(p.Y[i]) * wx
+		m := float64(float64(p.Y[i]) * wx) // rounded as in eval, unfused
 		var v float64
 		switch p.Loss {
 		case Logistic:
-			v = Violation(m+math.Log(p.Alpha[i]/p.AlphaC[i]), p.Alpha[i], p.AlphaC[i], p.UB[c])
+			v = Violation(m+fmath.Log(p.Alpha[i]/p.AlphaC[i]), p.Alpha[i], p.AlphaC[i], p.UB[c])
 			loss += p.UB[c] * Log1pExpNeg(m)
 			if repair && v > p.Eps {
 				ok = false
@@ -33,7 +34,7 @@ func passSequential(p *Problem, r *solver.Run, repair bool) bool {
 				r.Repaired(i, gain)
 			}
 		default:
-			G := m - 1 + p.Alpha[i]*p.Diag[c]
+			G := m - 1 + float64(p.Alpha[i]*p.Diag[c])
 			v = math.Abs(p.PG(i, G))
 			if h := 1 - m; h > 0 {
 				if p.Loss == L1SVM {

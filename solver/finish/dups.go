@@ -176,11 +176,11 @@ func (dd *Dups) pushL2(p *dual.Problem) float64 {
 			if p.Y[i] > 0 {
 				np++
 				a += ai
-				f0 += dp*ai*ai/2 - ai
+				f0 += float64(dp*ai*ai/2) - ai
 			} else {
 				nm++
 				b += ai
-				f0 += dm*ai*ai/2 - ai
+				f0 += float64(dm*ai*ai/2) - ai
 			}
 		}
 		if np == 0 || nm == 0 {
@@ -191,7 +191,7 @@ func (dd *Dups) pushL2(p *dual.Problem) float64 {
 		bn := max((2-dp*s/fp)/(dp/fp+dm/fm), max(0, -s))
 		ap, am := (bn+s)/fp, bn/fm
 		ap = max(ap, 0)
-		f1 := fp*(dp*ap*ap/2-ap) + fm*(dm*am*am/2-am)
+		f1 := float64(fp*(float64(dp*ap*ap/2)-ap)) + float64(fm*(float64(dm*am*am/2)-am))
 		if dg := f0 - f1; dg > 0 {
 			for _, i := range grp {
 				if p.Y[i] > 0 {

@@ -167,8 +167,8 @@ func (f *Finisher) hingeGap() float64 {
 	var gap float64
 	for i, a := range p.Alpha {
 		c := p.UB[(p.Y[i]+1)>>1]
-		G := float64(p.Y[i])*p.DotRow(int32(i), p.W) - 1
-		gap += a*max(G, 0) + (c-a)*max(-G, 0)
+		G := float64(float64(p.Y[i])*p.DotRow(int32(i), p.W)) - 1
+		gap += float64(a*max(G, 0)) + float64((c-a)*max(-G, 0))
 	}
 	return gap
 }

@@ -239,9 +239,9 @@ func (f *Finisher) hingeFinish(r *solver.Run, settle bool) int {
 	var gap float64
 	for i, a := range dp.Alpha {
 		c := dp.UB[(dp.Y[i]+1)>>1]
-		G := float64(dp.Y[i])*dp.DotRow(int32(i), dp.W) - 1
+		G := float64(float64(dp.Y[i])*dp.DotRow(int32(i), dp.W)) - 1
 		hg.g[i] = G
-		gap += a*max(G, 0) + (c-a)*max(-G, 0)
+		gap += float64(a*max(G, 0)) + float64((c-a)*max(-G, 0))
 	}
 	// (At least 10⁻¹²·C, so that the start is interior even at gap 0.)
 	mu0 := max(f.t.IPMKappa*gap/float64(2*n), 1e-12*max(dp.UB[0], dp.UB[1]))
@@ -281,11 +281,11 @@ loop:
 		}
 		var comp, fval float64
 		for i := range hg.a {
-			comp += hg.a[i]*hg.s[i] + hg.u[i]*hg.t[i]
+			comp += float64(hg.a[i]*hg.s[i]) + float64(hg.u[i]*hg.t[i])
 		}
 		mu := comp / float64(2*len(hg.a))
 		// The dual objective at the interior point, for the gap test.
-		fval = 0.5*dot(hg.wi, hg.wi) - hg.fixed
+		fval = float64(0.5*dot(hg.wi, hg.wi)) - hg.fixed
 		for _, a := range hg.a {
 			fval -= a
 		}
@@ -328,24 +328,27 @@ loop:
 		// Predictor (affine scaling).
 		f.ipmSolve(nt, hg, false)
 		for i, d := range hg.da {
-			hg.das[i] = -hg.s[i] - hg.s[i]/hg.a[i]*d
-			hg.dat[i] = -hg.t[i] + hg.t[i]/hg.u[i]*d
+			hg.das[i] = -hg.s[i] - float64(hg.s[i]/hg.a[i]*d)
+			hg.dat[i] = -hg.t[i] + float64(hg.t[i]/hg.u[i]*d)
 		}
 		step := hg.maxStep(hg.da, hg.das, hg.dat)
 		var compAff float64
 		for i, d := range hg.da {
-			compAff += (hg.a[i]+step*d)*(hg.s[i]+step*hg.das[i]) + (hg.u[i]-step*d)*(hg.t[i]+step*hg.dat[i])
+			as := float64((hg.a[i] + float64(step*d)) * (hg.s[i] + float64(step*hg.das[i])))
+			ut := float64((hg.u[i] - float64(step*d)) * (hg.t[i] + float64(step*hg.dat[i])))
+			compAff += as + ut
 		}
-		sigma := math.Pow(compAff/comp, 3)
+		sr := compAff / comp // σ = sr³ multiplied out: math.Pow is not the same everywhere
+		sigma := sr * sr * sr
 
 		// Corrector: complementarity rs = σμ − αs − Δα·Δs, rt = σμ − ut + Δα·Δt,
 		// r = −(Qα − 1 − s + t) + rs/α − rt/u.
-		sm := sigma * mu
+		sm := float64(sigma * mu)
 		rdPrev, rdMax = rdMax, 0
 		for i, G := range hg.g {
 			da := hg.da[i]
-			rs := sm - hg.a[i]*hg.s[i] - da*hg.das[i]
-			rt := sm - hg.u[i]*hg.t[i] + da*hg.dat[i]
+			rs := sm - float64(hg.a[i]*hg.s[i]) - float64(da*hg.das[i])
+			rt := sm - float64(hg.u[i]*hg.t[i]) + float64(da*hg.dat[i])
 			hg.das[i], hg.dat[i] = rs, rt
 			rd := G - hg.s[i] + hg.t[i]
 			rdMax = max(rdMax, math.Abs(rd))
@@ -358,19 +361,19 @@ loop:
 		}
 		f.ipmSolve(nt, hg, true)
 		for i, d := range hg.da {
-			hg.das[i] = (hg.das[i] - hg.s[i]*d) / hg.a[i]
-			hg.dat[i] = (hg.dat[i] + hg.t[i]*d) / hg.u[i]
+			hg.das[i] = (hg.das[i] - float64(hg.s[i]*d)) / hg.a[i]
+			hg.dat[i] = (hg.dat[i] + float64(hg.t[i]*d)) / hg.u[i]
 		}
 		step = min(1, ipmStep*hg.maxStep(hg.da, hg.das, hg.dat))
 		for i, d := range hg.da {
-			hg.a[i] += step * d
-			hg.u[i] -= step * d
-			hg.s[i] += step * hg.das[i]
-			hg.t[i] += step * hg.dat[i]
+			hg.a[i] += float64(step * d)
+			hg.u[i] -= float64(step * d)
+			hg.s[i] += float64(step * hg.das[i])
+			hg.t[i] += float64(step * hg.dat[i])
 		}
 		// w at the new α: the pass that gave Δα also summed ZᵀΔα.
 		for j, d := range hg.dw {
-			hg.wi[j] += step * d
+			hg.wi[j] += float64(step * d)
 		}
 		if settle && !tried {
 			f.ipmSettle(hg)
@@ -431,12 +434,12 @@ func ipmFormRows[V floatV](f *Finisher, nt *newton, hg *hinge, val []V, p *ipmPa
 		idx, x := dp.Idx[a:b:b], val[a:b:b]
 		x = x[:len(idx)]
 		yf := float64(dp.Y[i])
-		G := yf*(rowDot(idx, x, wi, hg.binary)+bias*wi[nf]) - 1
+		G := float64(yf*(rowDot(idx, x, wi, hg.binary)+float64(bias*wi[nf]))) - 1
 		di := 1 / (hg.s[q]/hg.a[q] + hg.t[q]/hg.u[q])
 		hg.g[q], hg.r[q], nt.dcoef[q] = G, -G, di
 		c := -G * di * yf
 		rowAxpy(c, idx, x, v, hg.binary)
-		v[nf] += c * bias
+		v[nf] += float64(c * bias)
 		ops += 2 * (b - a)
 		if !hg.sorted {
 			nt.addOuter(int(i), di) // one part only (ipmPartition)
@@ -451,9 +454,9 @@ func ipmFormRows[V floatV](f *Finisher, nt *newton, hg *hinge, val []V, p *ipmPa
 		}
 		if bias != 0 {
 			for p, jp := range idx {
-				h[int(jp)*dim+nf] += di * float64(x[p]) * bias
+				h[int(jp)*dim+nf] += float64(di * float64(x[p]) * bias)
 			}
-			h[nf*dim+nf] += di * bias * bias
+			h[nf*dim+nf] += float64(di * bias * bias)
 		}
 	}
 	p.ops += ops
@@ -465,7 +468,7 @@ func sparseDot[V floatV](idx []int32, x []V, v []float64) float64 {
 	x = x[:len(idx)]
 	var m float64
 	for k, j := range idx {
-		m += float64(x[k]) * v[j]
+		m += float64(float64(x[k]) * v[j])
 	}
 	return m
 }
@@ -488,6 +491,7 @@ func rowDot[V floatV](idx []int32, x []V, v []float64, binary bool) float64 {
 
 // rowAxpy adds c·x to v for a row (with binary, c at each index).
 func rowAxpy[V floatV](c float64, idx []int32, x []V, v []float64, binary bool) {
+	c = float64(c) // inlined, a product passed in would fuse with the sums below
 	if binary {
 		for _, j := range idx {
 			v[j] += c
@@ -496,7 +500,7 @@ func rowAxpy[V floatV](c float64, idx []int32, x []V, v []float64, binary bool) 
 	}
 	x = x[:len(idx)]
 	for k, j := range idx {
-		v[j] += c * float64(x[k])
+		v[j] += float64(c * float64(x[k]))
 	}
 }
 
@@ -547,20 +551,20 @@ func addOuterSorted[V floatV](h []float64, dim int, di float64, idx []int32, x [
 		h1 := h[j1*dim : j1*dim+dim]
 		h2 := h[j2*dim : j2*dim+dim]
 		h3 := h[j3*dim : j3*dim+dim]
-		h0[j0] += v0 * x0
-		h0[j1] += v0 * x1
-		h1[j1] += v1 * x1
-		h0[j2] += v0 * x2
-		h1[j2] += v1 * x2
-		h2[j2] += v2 * x2
+		h0[j0] += float64(v0 * x0)
+		h0[j1] += float64(v0 * x1)
+		h1[j1] += float64(v1 * x1)
+		h0[j2] += float64(v0 * x2)
+		h1[j2] += float64(v1 * x2)
+		h2[j2] += float64(v2 * x2)
 		iq, xq := idx[p+3:], x[p+3:]
 		xq = xq[:len(iq)]
 		for q, c := range iq {
 			xv := float64(xq[q])
-			h0[c] += v0 * xv
-			h1[c] += v1 * xv
-			h2[c] += v2 * xv
-			h3[c] += v3 * xv
+			h0[c] += float64(v0 * xv)
+			h1[c] += float64(v1 * xv)
+			h2[c] += float64(v2 * xv)
+			h3[c] += float64(v3 * xv)
 		}
 	}
 	for ; p < len(idx); p++ {
@@ -570,7 +574,7 @@ func addOuterSorted[V floatV](h []float64, dim int, di float64, idx []int32, x [
 		iq, xq := idx[p:], x[p:]
 		xq = xq[:len(iq)]
 		for q, c := range iq {
-			hr[c] += vp * float64(xq[q])
+			hr[c] += float64(vp * float64(xq[q]))
 		}
 	}
 }
@@ -590,7 +594,7 @@ func ipmRHSPass[V floatV](f *Finisher, nt *newton, hg *hinge, val []V) {
 			p.ops += b - a
 			c := hg.r[q] * nt.dcoef[q] * float64(dp.Y[i])
 			rowAxpy(c, idx, x, v, hg.binary)
-			v[nf] += c * bias
+			v[nf] += float64(c * bias)
 		}
 	})
 	f.ipmSum(func(p *ipmPart) []float64 { return p.v })
@@ -616,12 +620,12 @@ func ipmDeltaPass[V floatV](f *Finisher, nt *newton, hg *hinge, val []V, sum boo
 				p.ops += b - a
 			}
 			yf := float64(dp.Y[i])
-			d := (hg.r[q] - yf*(rowDot(idx, x, pv, hg.binary)+bias*pv[nf])) * nt.dcoef[q]
+			d := (hg.r[q] - float64(yf*(rowDot(idx, x, pv, hg.binary)+float64(bias*pv[nf])))) * nt.dcoef[q]
 			hg.da[q] = d
 			if sum {
 				c := d * yf
 				rowAxpy(c, idx, x, dw, hg.binary)
-				dw[nf] += c * bias
+				dw[nf] += float64(c * bias)
 			}
 		}
 	})
@@ -730,7 +734,7 @@ func (f *Finisher) ipmRound(hg *hinge) float64 {
 	}
 	var viol float64
 	for _, i := range hg.set {
-		G := float64(dp.Y[i])*dp.DotRow(i, hg.dw) - 1
+		G := float64(float64(dp.Y[i])*dp.DotRow(i, hg.dw)) - 1
 		viol = max(viol, math.Abs(dp.PG(i, G)))
 	}
 	if f.trace != nil {

@@ -42,7 +42,7 @@ func TestAddOuterSorted(t *testing.T) {
 		di := float64(next()%1000+1) / 997
 		for p, jp := range idx {
 			for q := p; q < len(idx); q++ {
-				ref[int(jp)*dim+int(idx[q])] += di * x[p] * x[q]
+				ref[int(jp)*dim+int(idx[q])] += float64(di * x[p] * x[q]) // unfused, as addOuterSorted
 			}
 		}
 		addOuterSorted(got, dim, di, idx, x)

@@ -3,6 +3,7 @@ package finish
 import (
 	"math"
 
+	"github.com/acfcd/acfcd/internal/fmath"
 	solver "github.com/acfcd/acfcd/solver"
 	"github.com/acfcd/acfcd/solver/dual"
 )
@@ -77,13 +78,13 @@ func (nt *newton) primalLoss(t float64) float64 {
 	p := nt.p
 	var f float64
 	for i, z := range nt.z {
-		m := z + t*nt.xs[i]
+		m := z + float64(t*nt.xs[i])
 		if p.Loss == dual.L2SVM {
 			if h := 1 - m; h > 0 {
-				f += p.Cost(i) * h * h
+				f += float64(p.Cost(i) * h * h)
 			}
 		} else {
-			f += p.Cost(i) * dual.Log1pExpNeg(m)
+			f += float64(p.Cost(i) * dual.Log1pExpNeg(m))
 		}
 	}
 	return f
@@ -104,8 +105,8 @@ func (nt *newton) gradient() float64 {
 			}
 		} else {
 			// σ(−z) and σ(z)σ(−z) without overflow
-			e := math.Exp(-math.Abs(z))
-			sNeg := 1 / (1 + math.Exp(z))
+			e := fmath.Exp(-math.Abs(z))
+			sNeg := 1 / (1 + fmath.Exp(z))
 			if z < 0 {
 				sNeg = 1 / (1 + e)
 			}
@@ -126,13 +127,13 @@ func dot4(a, b []float64) float64 {
 	var s0, s1, s2, s3 float64
 	i := 0
 	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
+		s0 += float64(a[i] * b[i])
+		s1 += float64(a[i+1] * b[i+1])
+		s2 += float64(a[i+2] * b[i+2])
+		s3 += float64(a[i+3] * b[i+3])
 	}
 	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
+		s0 += float64(a[i] * b[i])
 	}
 	return (s0 + s1) + (s2 + s3)
 }
@@ -140,7 +141,7 @@ func dot4(a, b []float64) float64 {
 func dot(a, b []float64) float64 {
 	var s float64
 	for i := range a {
-		s += a[i] * b[i]
+		s += float64(a[i] * b[i])
 	}
 	return s
 }
@@ -195,9 +196,9 @@ func (nt *newton) addOuter(i int, di float64) {
 	if dp.Bias != 0 {
 		bv := di * dp.Bias
 		for p, jp := range idx {
-			h[int(jp)*dim+dp.NF] += bv * dp.Value(a+int64(p))
+			h[int(jp)*dim+dp.NF] += float64(bv * dp.Value(a+int64(p)))
 		}
-		h[dp.NF*dim+dp.NF] += bv * dp.Bias
+		h[dp.NF*dim+dp.NF] += float64(bv * dp.Bias)
 	}
 	switch {
 	case sorted && dp.Val32 == nil:
@@ -207,13 +208,13 @@ func (nt *newton) addOuter(i int, di float64) {
 	default:
 		for p, jp := range idx {
 			vp := di * dp.Value(a+int64(p))
-			h[int(jp)*dim+int(jp)] += vp * dp.Value(a+int64(p))
+			h[int(jp)*dim+int(jp)] += float64(vp * dp.Value(a+int64(p)))
 			for q := p + 1; q < len(idx); q++ {
 				// A Dataset built by hand may have unordered rows: order
 				// each pair (and count a repeated index for both of its
 				// orders).
 				r, c := int(jp), int(idx[q])
-				v := vp * dp.Value(a+int64(q))
+				v := float64(vp * dp.Value(a+int64(q)))
 				if r > c {
 					r, c = c, r
 				} else if r == c {
@@ -253,12 +254,12 @@ func (nt *newton) cholSolve(sign float64, b, x []float64) {
 	dim, h := nt.dim, nt.h
 	for j := 0; j < dim; j++ {
 		rj := h[j*dim : j*dim+j+1]
-		x[j] = (sign*b[j] - dot(rj[:j], x[:j])) / rj[j]
+		x[j] = (float64(sign*b[j]) - dot(rj[:j], x[:j])) / rj[j]
 	}
 	for j := dim - 1; j >= 0; j-- {
 		v := x[j]
 		for k := j + 1; k < dim; k++ {
-			v -= h[k*dim+j] * x[k]
+			v -= float64(h[k*dim+j] * x[k])
 		}
 		x[j] = v / h[j*dim+j]
 	}
@@ -283,7 +284,7 @@ func (f *Finisher) primalNewton(r *solver.Run) int {
 	xmax = math.Sqrt(xmax)
 	nt.margins()
 	ww := dot(p.W, p.W)
-	fval := 0.5*ww + nt.primalLoss(0)
+	fval := float64(0.5*ww) + nt.primalLoss(0)
 	steps := 0
 	for steps < f.t.NewtonMaxIter {
 		if r.Poll() {
@@ -310,8 +311,8 @@ func (f *Finisher) primalNewton(r *solver.Run) int {
 		var fNew float64
 		accepted := false
 		for range 30 {
-			fNew = 0.5*(ww+2*t*ws+t*t*ss) + nt.primalLoss(t)
-			if fNew <= fval+armijoC*t*gs {
+			fNew = float64(0.5*(ww+float64(2*t*ws)+float64(t*t*ss))) + nt.primalLoss(t)
+			if fNew <= fval+float64(armijoC*t*gs) {
 				accepted = true
 				break
 			}
@@ -322,10 +323,10 @@ func (f *Finisher) primalNewton(r *solver.Run) int {
 			break
 		}
 		for j := range p.W {
-			p.W[j] += t * nt.s[j]
+			p.W[j] += float64(t * nt.s[j])
 		}
 		for i := range nt.z {
-			nt.z[i] += t * nt.xs[i]
+			nt.z[i] += float64(t * nt.xs[i])
 		}
 		ww = dot(p.W, p.W)
 		done := fval-fNew <= 1e-15*math.Abs(fval)
@@ -353,8 +354,8 @@ func (f *Finisher) dualFromPrimal(r *solver.Run) bool {
 		} else {
 			// α = C σ(−z), C − α = C σ(z), each computed directly; both
 			// stay strictly positive as the logistic dual requires.
-			a = ci / (1 + math.Exp(z))
-			ac := ci / (1 + math.Exp(-z))
+			a = ci / (1 + fmath.Exp(z))
+			ac := ci / (1 + fmath.Exp(-z))
 			tiny := ci * dual.Floor
 			a, ac = max(a, tiny), max(ac, tiny)
 			p.AlphaC[i] = ac

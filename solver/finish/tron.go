@@ -3,6 +3,7 @@ package finish
 import (
 	"math"
 
+	"github.com/acfcd/acfcd/internal/fmath"
 	solver "github.com/acfcd/acfcd/solver"
 	"github.com/acfcd/acfcd/solver/dual"
 )
@@ -87,18 +88,18 @@ func (nt *newton) precondition() {
 		idx := p.Idx[a:b:b]
 		if p.Val32 == nil {
 			for k, v := range p.Val[a:b:b] {
-				tr.m[idx[k]] += di * v * v
+				tr.m[idx[k]] += float64(di * v * v)
 			}
 		} else {
 			for k, v := range p.Val32[a:b:b] {
-				tr.m[idx[k]] += di * float64(v) * float64(v)
+				tr.m[idx[k]] += float64(di * float64(v) * float64(v))
 			}
 		}
-		tr.m[p.NF] += di * p.Bias * p.Bias
+		tr.m[p.NF] += float64(di * p.Bias * p.Bias)
 		p.Ops += b - a
 	}
 	for j, v := range tr.m {
-		tr.m[j] = (1 - pcgMix) + pcgMix*v
+		tr.m[j] = (1 - pcgMix) + float64(pcgMix*v)
 	}
 }
 
@@ -125,7 +126,7 @@ func (nt *newton) trpcg(delta float64) (boundary, ok bool) {
 		s[j] = 0
 		r[j] = -g[j]
 		d[j] = r[j] / m[j]
-		zr += d[j] * r[j]
+		zr += float64(d[j] * r[j])
 	}
 	eta := min(cgEtaMax, math.Sqrt(math.Sqrt(zr)))
 	var q float64
@@ -143,34 +144,34 @@ func (nt *newton) trpcg(delta float64) (boundary, ok bool) {
 		// ‖s + step·d‖_M² = sMs + 2·step·sMd + step²·dMd
 		var sms, smd, dmd float64
 		for j, mj := range m {
-			sms += s[j] * mj * s[j]
-			smd += s[j] * mj * d[j]
-			dmd += d[j] * mj * d[j]
+			sms += float64(s[j] * mj * s[j])
+			smd += float64(s[j] * mj * d[j])
+			dmd += float64(d[j] * mj * d[j])
 		}
-		if sms+step*(2*smd+step*dmd) > delta*delta {
+		if sms+float64(step*(2*smd+float64(step*dmd))) > delta*delta {
 			// Go to the boundary: the positive root τ of
 			// dMd·τ² + 2·sMd·τ + sMs − δ² = 0, computed without cancellation.
-			rad := math.Sqrt(smd*smd + dmd*(delta*delta-sms))
+			rad := math.Sqrt(float64(smd*smd) + float64(dmd*(float64(delta*delta)-sms)))
 			if smd >= 0 {
-				step = (delta*delta - sms) / (smd + rad)
+				step = (float64(delta*delta) - sms) / (smd + rad)
 			} else {
 				step = (rad - smd) / dmd
 			}
 			for j := range s {
-				s[j] += step * d[j]
-				r[j] -= step * hd[j]
+				s[j] += float64(step * d[j])
+				r[j] -= float64(step * hd[j])
 			}
 			return true, true
 		}
 		var sr, sg float64
 		for j := range s {
-			s[j] += step * d[j]
-			r[j] -= step * hd[j]
-			sr += s[j] * r[j]
-			sg += s[j] * g[j]
+			s[j] += float64(step * d[j])
+			r[j] -= float64(step * hd[j])
+			sr += float64(s[j] * r[j])
+			sg += float64(s[j] * g[j])
 		}
 		// The quadratic model at s: Q = gᵀs + ½sᵀHs = −½(sᵀr − sᵀg).
-		qNew := -0.5 * (sr - sg)
+		qNew := float64(-0.5 * (sr - sg))
 		qDiff := qNew - q
 		if !(qNew <= 0 && qDiff <= 0) || float64(it)*qDiff >= eta*qNew {
 			break
@@ -182,7 +183,7 @@ func (nt *newton) trpcg(delta float64) (boundary, ok bool) {
 		}
 		beta := zrNew / zr
 		for j := range d {
-			d[j] = r[j]/m[j] + beta*d[j]
+			d[j] = r[j]/m[j] + float64(beta*d[j])
 		}
 		zr = zrNew
 	}
@@ -199,7 +200,7 @@ func (f *Finisher) primalTron(r *solver.Run) int {
 	tr.cgSteps, tr.moved = 0, false
 	nt.margins()
 	ww := dot(p.W, p.W)
-	fval := 0.5*ww + nt.primalLoss(0)
+	fval := float64(0.5*ww) + nt.primalLoss(0)
 	nt.gradient()
 	nt.precondition()
 	var delta float64 // ‖g‖_{M⁻¹} at the start
@@ -242,13 +243,13 @@ func (f *Finisher) primalTron(r *solver.Run) int {
 		}
 		var ws, ss, gs, sr, sms float64
 		for j, sj := range nt.s {
-			ws += p.W[j] * sj
-			ss += sj * sj
-			gs += nt.g[j] * sj
-			sr += sj * tr.r[j]
-			sms += sj * tr.m[j] * sj
+			ws += float64(p.W[j] * sj)
+			ss += float64(sj * sj)
+			gs += float64(nt.g[j] * sj)
+			sr += float64(sj * tr.r[j])
+			sms += float64(sj * tr.m[j] * sj)
 		}
-		fNew := 0.5*(ww+2*ws+ss) + nt.primalLoss(1)
+		fNew := float64(0.5*(ww+2*ws+ss)) + nt.primalLoss(1)
 		actred := fval - fNew
 		prered := -0.5 * (gs - sr)
 		snorm := math.Sqrt(sms)
@@ -305,19 +306,19 @@ func (nt *newton) dualAt() float64 {
 	var ww, v float64
 	for j, wj := range p.W {
 		u := wj - nt.g[j]
-		ww += u * u
+		ww += float64(u * u)
 	}
 	for i, z := range nt.z {
 		ci := p.Cost(i)
 		if p.Loss == dual.L2SVM {
-			if a := 2 * ci * max(0, 1-z); a != 0 {
+			if a := float64(2 * ci * max(0, 1-z)); a != 0 {
 				v += a*a/(4*ci) - a
 			}
 		} else {
-			a := ci / (1 + math.Exp(z))
-			ac := ci / (1 + math.Exp(-z))
-			v += dual.XLogX(a) + dual.XLogX(ac) - ci*math.Log(ci)
+			a := ci / (1 + fmath.Exp(z))
+			ac := ci / (1 + fmath.Exp(-z))
+			v += dual.XLogX(a) + dual.XLogX(ac) - float64(ci*fmath.Log(ci))
 		}
 	}
-	return 0.5*ww + v
+	return float64(0.5*ww) + v
 }

@@ -107,7 +107,7 @@ func NewData(d *dataio.Dataset, intercept bool) (*Data, error) {
 			// ‖x_j − μ_j·1‖² without the cancellation of ‖x_j‖² − ℓμ_j².
 			q = float64(d.Rows-len(val)) * m * m
 			for _, v := range val {
-				q += (v - m) * (v - m)
+				q += float64((v - m) * (v - m))
 			}
 			if !(q > 1e-20*sq) { // constant column: x_cj = 0 up to rounding
 				pr.cs[j], pr.mu[j] = 0, 0
@@ -198,7 +198,7 @@ func (s *Problem) Len() int { return len(s.cols) }
 
 // Objective is F(w) from the residual as it is (no recomputation).
 func (s *Problem) Objective() float64 {
-	return 0.5*dot2(s.rs, s.off) + s.lam*s.l1()
+	return float64(0.5*dot2(s.rs, s.off)) + float64(s.lam*s.l1())
 }
 
 // column returns the stored entries of feature j.
@@ -212,7 +212,7 @@ func (s *Problem) column(j int32) ([]int32, []float64) {
 func (s *Problem) rho(j int32, idx []int32, val []float64) float64 {
 	r := kernel.Dot(idx, val, s.rs)
 	if s.intercept {
-		r += s.off * s.cs[j]
+		r += float64(s.off * s.cs[j])
 	}
 	s.Ops += int64(len(idx))
 	return r
@@ -235,7 +235,7 @@ func (s *Problem) move(j int32, idx []int32, val []float64, rho float64) float64
 	w := s.w[j]
 	q := s.q[j]
 	lam := s.lam
-	z := q*w + rho
+	z := float64(q*w) + rho
 	var nw float64
 	if z > lam {
 		nw = (z - lam) / q
@@ -248,7 +248,7 @@ func (s *Problem) move(j int32, idx []int32, val []float64, rho float64) float64
 	}
 	kernel.Axpy(-d, idx, val, s.rs)
 	if s.intercept {
-		s.off += d * s.mu[j]
+		s.off += float64(d * s.mu[j])
 	}
 	s.Ops += int64(len(idx))
 	s.w[j] = nw
@@ -272,12 +272,12 @@ func gain(q, z, lam, w, nw float64) float64 {
 		if w < 0 {
 			t = lam + z
 		}
-		return 0.5*q*w*w + math.Abs(w)*max(t, 0)
+		return float64(0.5*q*w*w) + float64(math.Abs(w)*max(t, 0))
 	}
 	d := nw - w
-	g := 0.5 * q * d * d
+	g := float64(0.5 * q * d * d)
 	if (w > 0 && nw < 0) || (w < 0 && nw > 0) {
-		g += 2 * lam * math.Abs(w)
+		g += float64(2 * lam * math.Abs(w))
 	}
 	return g
 }
@@ -368,7 +368,7 @@ func (s *Problem) resetResidual() {
 			kernel.Axpy(-w, idx, val, s.rs)
 			s.Ops += int64(len(idx))
 			if s.intercept {
-				off += w * s.mu[j]
+				off += float64(w * s.mu[j])
 			}
 		}
 	}
@@ -380,7 +380,7 @@ func (s *Problem) pass(r *solver.Run, poll bool) bool {
 	s.resetResidual()
 	rr := dot2(s.rs, s.off)
 	ry := dotOff(s.rs, s.off, s.yc)
-	obj := 0.5*rr + s.lam*s.l1()
+	obj := float64(0.5*rr) + float64(s.lam*s.l1())
 	var viol, maxRho float64
 	s.viols = s.viols[:0]
 	for k, j := range s.cols {
@@ -423,7 +423,7 @@ func gap(obj, rr, ry, maxRho, lam float64) float64 {
 	if maxRho > lam {
 		sc = lam / maxRho
 	}
-	return max(obj-(sc*ry-0.5*sc*sc*rr), 0)
+	return max(obj-(float64(sc*ry)-float64(0.5*sc*sc*rr)), 0)
 }
 
 // gapEstimate is the duality gap at the current w with ‖X_cᵀr‖_∞
@@ -431,7 +431,7 @@ func gap(obj, rr, ry, maxRho, lam float64) float64 {
 func (s *Problem) gapEstimate(maxRho float64) float64 {
 	rr := dot2(s.rs, s.off)
 	ry := dotOff(s.rs, s.off, s.yc)
-	return gap(0.5*rr+s.lam*s.l1(), rr, ry, maxRho, s.lam)
+	return gap(float64(0.5*rr)+float64(s.lam*s.l1()), rr, ry, maxRho, s.lam)
 }
 
 // dot2 returns Σ (x_i + off)² with compensated summation.

@@ -137,7 +137,7 @@ func (s *Problem) decision(i int32) {
 	if B := s.Bias; B != 0 {
 		row := s.W[s.NF*K : s.NF*K+K]
 		for c := range dec {
-			dec[c] += B * row[c]
+			dec[c] += float64(B * row[c])
 		}
 	}
 }
@@ -156,7 +156,7 @@ func (s *Problem) update(i int32) {
 	if B := s.Bias; B != 0 {
 		row := s.W[s.NF*K : s.NF*K+K]
 		for c := range row {
-			row[c] += coef[c] * B
+			row[c] += float64(coef[c] * B)
 		}
 	}
 }
@@ -170,7 +170,7 @@ func dotK32(idx []int32, val []float32, W []float64, K int, out []float64) {
 		row := W[int(j)*K : int(j)*K+K]
 		v := float64(val[k])
 		for c, x := range row {
-			out[c] += v * x
+			out[c] += float64(v * x)
 		}
 	}
 }
@@ -183,7 +183,7 @@ func axpyK32(coef []float64, idx []int32, val []float32, W []float64, K int) {
 		row := W[int(j)*K : int(j)*K+K]
 		v := float64(val[k])
 		for c, x := range coef {
-			row[c] += x * v
+			row[c] += float64(x * v)
 		}
 	}
 }
@@ -287,8 +287,8 @@ func (s *Problem) blockStep(i int32, viol float64) float64 {
 	// coefficients: −δ_c for c ≠ y_i, Σδ for y_i.
 	var gd, dd, sum float64
 	for c, dl := range coef {
-		gd += g[c] * dl
-		dd += dl * dl
+		gd += float64(g[c] * dl)
+		dd += float64(dl * dl)
 		sum += dl
 		coef[c] = -dl
 	}
@@ -297,7 +297,7 @@ func (s *Problem) blockStep(i int32, viol float64) float64 {
 	}
 	coef[y] = sum
 	s.update(i)
-	return -(gd + 0.5*q*(dd+sum*sum))
+	return -(gd + float64(0.5*q*(dd+float64(sum*sum))))
 }
 
 // theta returns the root θ of
@@ -315,7 +315,7 @@ func (s *Problem) blockStep(i int32, viol float64) float64 {
 // incremental ones' cancellation does not reach θ.
 func theta(t, srt []float64, y int, C, A float64) float64 {
 	m := len(t) - 1
-	lo, hi := -A, float64(m)*C-A
+	lo, hi := -A, float64(float64(m)*C)-A
 	nUp, nFree := 0, 0
 	k := 0
 	for c, tc := range t {
@@ -339,7 +339,7 @@ func theta(t, srt []float64, y int, C, A float64) float64 {
 		if lower {
 			b = srt[l] - C
 		}
-		if float64(nUp)*C+sumT-float64(nFree+1)*b-A <= 0 {
+		if float64(float64(nUp)*C)+sumT-float64(float64(nFree+1)*b)-A <= 0 {
 			break
 		}
 		if lower {
@@ -353,7 +353,7 @@ func theta(t, srt []float64, y int, C, A float64) float64 {
 			u++
 		}
 	}
-	theta := (float64(nUp)*C + sumT - A) / float64(nFree+1)
+	theta := (float64(float64(nUp)*C) + sumT - A) / float64(nFree+1)
 	// Refine: the same formula with the sets taken at θ and exact sums.
 	nUp, nFree, sumT = 0, 0, 0
 	for c, tc := range t {
@@ -369,7 +369,7 @@ func theta(t, srt []float64, y int, C, A float64) float64 {
 			sumT += tc
 		}
 	}
-	return (float64(nUp)*C + sumT - A) / float64(nFree+1)
+	return (float64(float64(nUp)*C) + sumT - A) / float64(nFree+1)
 }
 
 // Step visits example i (solver.Problem): decision values, gradients, the
@@ -454,10 +454,10 @@ func (s *Problem) eval(i int32) (loss, viol float64) {
 func (s *Problem) Objective() float64 {
 	var ww, sa float64
 	for _, x := range s.W {
-		ww += x * x
+		ww += float64(x * x)
 	}
 	for _, a := range s.Alpha {
 		sa += a
 	}
-	return 0.5*ww - sa
+	return float64(0.5*ww) - sa
 }
