@@ -49,6 +49,9 @@ func contradictory() *dataio.Dataset {
 // turns it off; the same seed gives a bit-identical model. (The grouping
 // and the push themselves: solver/finish's TestDupGroups and TestPush.)
 func TestPushDups(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (seconds natively, minutes emulated); go test without -short runs it")
+	}
 	d := contradictory()
 	for _, s := range []Problem{HingeDual, SquaredHingeDual} {
 		for _, sel := range dualSelections {

@@ -72,6 +72,9 @@ func hingeCases() map[string]*dataio.Dataset {
 // tight eps), with α in the box and the violation, recomputed
 // independently, within eps.
 func TestHingeFinisherMatchesDual(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (seconds natively, minutes emulated); go test without -short runs it")
+	}
 	for name, d := range hingeCases() {
 		for _, c := range []float64{0.01, 1, 100} {
 			for _, bias := range []float64{-1, 1} {
@@ -117,6 +120,9 @@ func TestHingeCancel(t *testing.T) {
 // increasing indices, other rows, float32 values); each ends at its pure
 // dual's optimum with the violation within eps.
 func TestHingeStorage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (seconds natively, minutes emulated); go test without -short runs it")
+	}
 	base := hingeCases()["gen"]
 	// The same rows with their indices reversed (not increasing).
 	rev := &dataio.Dataset{Rows: base.Rows, Features: base.Features, RowPtr: base.RowPtr, Label: base.Label,

@@ -103,6 +103,9 @@ func streamSweeps(chunk int) *Tuning {
 // and acf+shrink allocates neither the n-entry sweep buffer nor the active
 // list.
 func TestStreamedSweeps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (seconds natively, minutes emulated); go test without -short runs it")
+	}
 	d := genData(genSpec{seed: 5, rows: 3000, feats: 60, density: 0.1, labels: []float64{1, -1}, noise: 0.1})
 	const eps = 1e-3
 	for _, s := range dualProblems {

@@ -23,6 +23,9 @@ func highDim(seed uint64) *dataio.Dataset {
 // w = Σ α_i y_i x_i with the violation, recomputed independently, within
 // eps.
 func TestTronMatchesDual(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (seconds natively, minutes emulated); go test without -short runs it")
+	}
 	d := highDim(31)
 	for _, s := range []Problem{SquaredHingeDual, LogisticDual} {
 		for _, c := range []float64{0.1, 10, 1000} {
@@ -44,6 +47,9 @@ func TestTronMatchesDual(t *testing.T) {
 // TestTronSelections: every selection, at the default eps and the real
 // switch rule moved forward, converges with Newton-CG on the way.
 func TestTronSelections(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (seconds natively, minutes emulated); go test without -short runs it")
+	}
 	d := highDim(32)
 	for _, s := range []Problem{SquaredHingeDual, LogisticDual} {
 		for _, sel := range dualSelections {

@@ -230,6 +230,9 @@ func TestWWSolutions(t *testing.T) {
 // TestWWTightGap: at a tight eps the duality gap is tiny, and both
 // selections reach the same dual objective.
 func TestWWTightGap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long (seconds natively, minutes emulated); go test without -short runs it")
+	}
 	for _, pr := range wwProblems() {
 		t.Run(pr.name, func(t *testing.T) {
 			var objs []float64
