@@ -20,7 +20,7 @@
 // not decode VEX-encoded instructions, and prints VFMADD231SD as some
 // other instruction.
 //
-// Usage, from the module's directory:
+// Usage, from the module's directory (-pkg is relative to it):
 //
 //	go run ./internal/cmd/nofuse [-pkg ./cmd/acfcd] [-v]
 //
@@ -287,6 +287,9 @@ func main() {
 		fail(fmt.Errorf("go list -m: %q", out))
 	}
 	m := module{f[0], f[1]}
+	if err := os.Chdir(m.dir); err != nil { // -pkg is relative to the module
+		fail(err)
+	}
 	tmp, err := os.MkdirTemp("", "nofuse")
 	if err != nil {
 		fail(err)
