@@ -28,9 +28,17 @@ func tree(s0, s1, s2, s3, s4, s5, s6, s7 float64) float64 {
 }
 
 // dotGeneric returns Σ val[k]·w[idx[k]].
-func dotGeneric(idx []int32, val []float64, w []float64) float64 {
+func dotGeneric(idx []int32, val []float64, w []float64) float64 { return dotOf("Dot", idx, val, w) }
+
+// dot32Generic returns Σ float64(val[k])·w[idx[k]].
+func dot32Generic(idx []int32, val []float32, w []float64) float64 {
+	return dotOf("Dot32", idx, val, w)
+}
+
+// dotOf is the loop of Dot and Dot32 (op names the function in panics).
+func dotOf[V float32 | float64](op string, idx []int32, val []V, w []float64) float64 {
 	if len(val) < len(idx) {
-		panic(valError("Dot", len(idx), len(val)))
+		panic(valError(op, len(idx), len(val)))
 	}
 	val = val[:len(idx)]
 	// Eight scalars, not an array, so that the compiler keeps them in
@@ -44,38 +52,48 @@ func dotGeneric(idx []int32, val []float64, w []float64) float64 {
 		if j0 >= n || j1 >= n || j2 >= n || j3 >= n || j4 >= n || j5 >= n || j6 >= n || j7 >= n {
 			break // the loop below finds the bad index
 		}
-		s0 = math.FMA(v[0], w[j0], s0)
-		s1 = math.FMA(v[1], w[j1], s1)
-		s2 = math.FMA(v[2], w[j2], s2)
-		s3 = math.FMA(v[3], w[j3], s3)
-		s4 = math.FMA(v[4], w[j4], s4)
-		s5 = math.FMA(v[5], w[j5], s5)
-		s6 = math.FMA(v[6], w[j6], s6)
-		s7 = math.FMA(v[7], w[j7], s7)
+		s0 = math.FMA(float64(v[0]), w[j0], s0)
+		s1 = math.FMA(float64(v[1]), w[j1], s1)
+		s2 = math.FMA(float64(v[2]), w[j2], s2)
+		s3 = math.FMA(float64(v[3]), w[j3], s3)
+		s4 = math.FMA(float64(v[4]), w[j4], s4)
+		s5 = math.FMA(float64(v[5]), w[j5], s5)
+		s6 = math.FMA(float64(v[6]), w[j6], s6)
+		s7 = math.FMA(float64(v[7]), w[j7], s7)
 	}
 	// The last 0..7 elements; after a break, the group with the bad index,
 	// which panics before l reaches lanes.
 	s := [lanes]float64{s0, s1, s2, s3, s4, s5, s6, s7}
 	for l, j := range idx[k:] {
 		if uint(int(j)) >= n {
-			panic(indexErrorAt("Dot", idx, k+l, len(w)))
+			panic(indexErrorAt(op, idx, k+l, len(w)))
 		}
-		s[l] = math.FMA(val[k+l], w[j], s[l])
+		s[l] = math.FMA(float64(val[k+l]), w[j], s[l])
 	}
 	return tree(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7])
 }
 
 // axpyGeneric does w[idx[k]] = fma(a, val[k], w[idx[k]]).
 func axpyGeneric(a float64, idx []int32, val []float64, w []float64) {
+	axpyOf("Axpy", a, idx, val, w)
+}
+
+// axpy32Generic does w[idx[k]] = fma(a, float64(val[k]), w[idx[k]]).
+func axpy32Generic(a float64, idx []int32, val []float32, w []float64) {
+	axpyOf("Axpy32", a, idx, val, w)
+}
+
+// axpyOf is the loop of Axpy and Axpy32 (op names the function in panics).
+func axpyOf[V float32 | float64](op string, a float64, idx []int32, val []V, w []float64) {
 	if len(val) < len(idx) {
-		panic(valError("Axpy", len(idx), len(val)))
+		panic(valError(op, len(idx), len(val)))
 	}
 	val = val[:len(idx)]
 	for k, j := range idx {
 		if uint(int(j)) >= uint(len(w)) {
-			panic(indexErrorAt("Axpy", idx, k, len(w)))
+			panic(indexErrorAt(op, idx, k, len(w)))
 		}
-		w[j] = math.FMA(a, val[k], w[j])
+		w[j] = math.FMA(a, float64(val[k]), w[j])
 	}
 }
 
@@ -99,54 +117,6 @@ func sqNormGeneric(val []float64) float64 {
 		s[l] = math.FMA(v, v, s[l])
 	}
 	return tree(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7])
-}
-
-// dot32Generic returns Σ float64(val[k])·w[idx[k]], as dotGeneric.
-func dot32Generic(idx []int32, val []float32, w []float64) float64 {
-	if len(val) < len(idx) {
-		panic(valError("Dot32", len(idx), len(val)))
-	}
-	val = val[:len(idx)]
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
-	n, k := uint(len(w)), 0
-	for ; k+lanes <= len(idx); k += lanes {
-		i, v := idx[k:k+lanes:k+lanes], val[k:k+lanes:k+lanes]
-		j0, j1, j2, j3 := uint(int(i[0])), uint(int(i[1])), uint(int(i[2])), uint(int(i[3]))
-		j4, j5, j6, j7 := uint(int(i[4])), uint(int(i[5])), uint(int(i[6])), uint(int(i[7]))
-		if j0 >= n || j1 >= n || j2 >= n || j3 >= n || j4 >= n || j5 >= n || j6 >= n || j7 >= n {
-			break
-		}
-		s0 = math.FMA(float64(v[0]), w[j0], s0)
-		s1 = math.FMA(float64(v[1]), w[j1], s1)
-		s2 = math.FMA(float64(v[2]), w[j2], s2)
-		s3 = math.FMA(float64(v[3]), w[j3], s3)
-		s4 = math.FMA(float64(v[4]), w[j4], s4)
-		s5 = math.FMA(float64(v[5]), w[j5], s5)
-		s6 = math.FMA(float64(v[6]), w[j6], s6)
-		s7 = math.FMA(float64(v[7]), w[j7], s7)
-	}
-	s := [lanes]float64{s0, s1, s2, s3, s4, s5, s6, s7}
-	for l, j := range idx[k:] {
-		if uint(int(j)) >= n {
-			panic(indexErrorAt("Dot32", idx, k+l, len(w)))
-		}
-		s[l] = math.FMA(float64(val[k+l]), w[j], s[l])
-	}
-	return tree(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7])
-}
-
-// axpy32Generic does w[idx[k]] = fma(a, float64(val[k]), w[idx[k]]).
-func axpy32Generic(a float64, idx []int32, val []float32, w []float64) {
-	if len(val) < len(idx) {
-		panic(valError("Axpy32", len(idx), len(val)))
-	}
-	val = val[:len(idx)]
-	for k, j := range idx {
-		if uint(int(j)) >= uint(len(w)) {
-			panic(indexErrorAt("Axpy32", idx, k, len(w)))
-		}
-		w[j] = math.FMA(a, float64(val[k]), w[j])
-	}
 }
 
 // dotKBlock is the number of columns dotKGeneric sums at a time, in two
