@@ -24,15 +24,15 @@
 	CMPQ    LIM, T       \
 	CMOVQHI T, LIM
 
-// FMA1(ioff, voff, J, XW, bad) does w[idx[ioff/4]] = fma(a, val, w[..])
-// with the float64 value at voff(VAL), jumping to bad first if the index
-// is out of range.
-#define FMA1(ioff, voff, J, XW, bad) \
+// FMA1(ioff, V, J, XW, bad) does w[idx[ioff/4]] = fma(a, V, w[..]) with
+// V a register or the value's memory operand, jumping to bad first if the
+// index is out of range.
+#define FMA1(ioff, V, J, XW, bad) \
 	MOVL        ioff(IDX), J     \
 	CMPQ        J, LIM           \
 	JAE         bad              \
 	VMOVSD      (W)(J*8), XW     \
-	VFMADD231SD voff(VAL), XA, XW \
+	VFMADD231SD V, XA, XW        \
 	VMOVSD      XW, (W)(J*8)
 
 // func AxpyAVX2(a float64, idx []int32, val []float64, w []float64) (ok bool)
@@ -50,10 +50,10 @@ TEXT ·AxpyAVX2(SB), NOSPLIT, $0-81
 	JB   axpytail
 
 axpy4:
-	FMA1(0, 0, R8, X0, axpybad)
-	FMA1(4, 8, R9, X1, axpybad)
-	FMA1(8, 16, R10, X2, axpybad)
-	FMA1(12, 24, R11, X3, axpybad)
+	FMA1(0, 0(VAL), R8, X0, axpybad)
+	FMA1(4, 8(VAL), R9, X1, axpybad)
+	FMA1(8, 16(VAL), R10, X2, axpybad)
+	FMA1(12, 24(VAL), R11, X3, axpybad)
 	ADDQ $16, IDX
 	ADDQ $32, VAL
 	SUBQ $4, N
@@ -65,7 +65,7 @@ axpytail:
 	JE    axpydone
 
 axpy1:
-	FMA1(0, 0, R8, X0, axpybad)
+	FMA1(0, 0(VAL), R8, X0, axpybad)
 	ADDQ $4, IDX
 	ADDQ $8, VAL
 	DECQ N
@@ -78,15 +78,6 @@ axpydone:
 axpybad:
 	MOVB $0, ok+80(FP)
 	RET
-
-// FMA1R is FMA1 with the value in the low lane of XV.
-#define FMA1R(ioff, J, XV, XW, bad) \
-	MOVL        ioff(IDX), J     \
-	CMPQ        J, LIM           \
-	JAE         bad              \
-	VMOVSD      (W)(J*8), XW     \
-	VFMADD231SD XV, XA, XW       \
-	VMOVSD      XW, (W)(J*8)
 
 // func Axpy32AVX2(a float64, idx []int32, val []float32, w []float64) (ok bool)
 TEXT ·Axpy32AVX2(SB), NOSPLIT, $0-81
@@ -108,10 +99,10 @@ axpy4:
 	VEXTRACTF128 $1, Y4, X6
 	VUNPCKHPD    X4, X4, X5
 	VUNPCKHPD    X6, X6, X7
-	FMA1R(0, R8, X4, X0, axpybad)
-	FMA1R(4, R9, X5, X1, axpybad)
-	FMA1R(8, R10, X6, X2, axpybad)
-	FMA1R(12, R11, X7, X3, axpybad)
+	FMA1(0, X4, R8, X0, axpybad)
+	FMA1(4, X5, R9, X1, axpybad)
+	FMA1(8, X6, R10, X2, axpybad)
+	FMA1(12, X7, R11, X3, axpybad)
 	ADDQ $16, IDX
 	ADDQ $16, VAL
 	SUBQ $4, N
@@ -125,7 +116,7 @@ axpytail:
 axpy1:
 	VMOVSS    (VAL), X4
 	VCVTSS2SD X4, X4, X4
-	FMA1R(0, R8, X4, X0, axpybad)
+	FMA1(0, X4, R8, X0, axpybad)
 	ADDQ $4, IDX
 	ADDQ $4, VAL
 	DECQ N
