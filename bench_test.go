@@ -22,10 +22,7 @@ import (
 func BenchmarkEpoch(b *testing.B) {
 	d := genData(genSpec{seed: 42, rows: 20000, feats: 20000, density: 0.004, labels: []float64{1, -1}, noise: 0.1})
 	tune := DefaultTuning()
-	sh, err := dual.NewData(d, 1, &tune)
-	if err != nil {
-		b.Fatal(err)
-	}
+	sh := dual.NewData(d, 1, &tune)
 	losses := map[Problem]dual.Loss{SquaredHingeDual: dual.L2SVM, HingeDual: dual.L1SVM, LogisticDual: dual.Logistic}
 	for _, s := range dualProblems {
 		for _, sel := range dualSelections {

@@ -183,9 +183,7 @@ func newDualTraining(ctx context.Context, d *Dataset, p Params) (*dualTraining, 
 		dt.inner = eps / 2
 	}
 	t := p.Tuning
-	if dt.sh, err = dual.NewData(d, p.bias(), t); err != nil {
-		return nil, nil, err
-	}
+	dt.sh = dual.NewData(d, p.bias(), t)
 	if dt.loss != dual.Logistic && !p.NoFallback && t.PushDups && dt.sh.N <= t.DupsMaxRows {
 		dt.dups = finish.FindDups(dt.sh)
 	}

@@ -85,10 +85,7 @@ func TestViolatorsBoosted(t *testing.T) {
 	d := genData(genSpec{seed: 5, rows: 3000, feats: 40, density: 0.2, labels: []float64{1, -1}, noise: 0.05})
 	const eps = 1e-4
 	tune := DefaultTuning()
-	sh, err := dual.NewData(d, -1, &tune)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sh := dual.NewData(d, -1, &tune)
 	s := &spyProblem{Problem: dual.New(sh, dual.L1SVM, eps, nil, nil, &tune), t: t, tune: &tune,
 		shrunk: make([]bool, d.Rows), visited: make([]bool, d.Rows)}
 	obj := s.Reset(1, 10, 10)

@@ -35,10 +35,7 @@ func binaryData(seed uint64, rows, feats int, density, noise float64, empty int)
 // cp and −1 at cn, at liblinear's starting point, and its objective there.
 func newProblem(t testing.TB, d *dataio.Dataset, loss Loss, eps, cp, cn float64, tune *solver.Tuning) (*Problem, float64) {
 	t.Helper()
-	sh, err := NewData(d, 1, tune)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sh := NewData(d, 1, tune)
 	p := New(sh, loss, eps, nil, nil, tune)
 	return p, p.Reset(1, cp, cn)
 }

@@ -20,10 +20,7 @@ func TestDupGroups(t *testing.T) {
 	groups := func() *Dups {
 		t.Helper()
 		tune := solver.DefaultTuning()
-		sh, err := dual.NewData(d, -1, &tune)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sh := dual.NewData(d, -1, &tune)
 		dd := FindDups(sh)
 		if dd == nil {
 			t.Fatal("no groups")
@@ -39,7 +36,7 @@ func TestDupGroups(t *testing.T) {
 	}
 	d.Label[1] = 1 // every copy now shares its label
 	tune := solver.DefaultTuning()
-	sh, _ := dual.NewData(d, -1, &tune)
+	sh := dual.NewData(d, -1, &tune)
 	if dd := FindDups(sh); dd != nil {
 		t.Errorf("groups %v at %v, want none", dd.rows, dd.off)
 	}
@@ -60,10 +57,7 @@ func TestPush(t *testing.T) {
 	start := []float64{0.5, 1, 0.25, 0.2, 0.4}
 	for _, loss := range []dual.Loss{dual.L1SVM, dual.L2SVM} {
 		tune := solver.DefaultTuning()
-		sh, err := dual.NewData(d, 1, &tune)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sh := dual.NewData(d, 1, &tune)
 		dd := FindDups(sh)
 		if dd == nil || !slices.Equal(dd.rows, []int32{0, 1, 3}) {
 			t.Fatalf("loss %d: groups %v", loss, dd)

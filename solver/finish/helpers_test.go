@@ -65,10 +65,7 @@ func newFixture(t *testing.T, d *dataio.Dataset, loss dual.Loss, c, eps, bias fl
 		def := solver.DefaultTuning()
 		tune = &def
 	}
-	sh, err := dual.NewData(d, bias, tune)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sh := dual.NewData(d, bias, tune)
 	x := &fixture{t: tune}
 	x.p = dual.New(sh, loss, eps, nil, nil, tune)
 	x.f = New(x.p, tune, on)
