@@ -60,16 +60,52 @@ const (
 	// WestonWatkins is -s ww (MCSVM_WW): the Weston–Watkins multi-class
 	// SVM by dual subspace descent over examples.
 	WestonWatkins
+	// LogisticPrimal is -s 0 (L2R_LR): L2-regularised logistic regression
+	// in the primal, by Newton's method.
+	LogisticPrimal
+	// SquaredHingePrimal is -s 2 (L2R_L2LOSS_SVC): the squared-hinge SVM
+	// in the primal, by Newton's method.
+	SquaredHingePrimal
+	// CrammerSinger is -s 4 (MCSVM_CS): the Crammer–Singer multi-class
+	// SVM by dual subspace descent over examples.
+	CrammerSinger
+	// L1SquaredHinge is -s 5 (L1R_L2LOSS_SVC): the L1-regularised
+	// squared-hinge SVM, by primal coordinate descent over features.
+	L1SquaredHinge
+	// L1Logistic is -s 6 (L1R_LR): L1-regularised logistic regression, by
+	// primal coordinate descent over features (newGLMNET).
+	L1Logistic
+	// SquaredSVRPrimal is -s 11 (L2R_L2LOSS_SVR): support vector
+	// regression with the squared ε-insensitive loss, in the primal.
+	SquaredSVRPrimal
+	// SquaredSVRDual is -s 12 (L2R_L2LOSS_SVR_DUAL): the same by dual
+	// coordinate descent.
+	SquaredSVRDual
+	// SVRDual is -s 13 (L2R_L1LOSS_SVR_DUAL): support vector regression
+	// with the ε-insensitive loss, by dual coordinate descent.
+	SVRDual
+	// OneClassSVM is -s 21 (ONECLASS_SVM): the one-class SVM of
+	// liblinear 2.40 (Params.Nu), by dual coordinate descent.
+	OneClassSVM
 )
 
 // problemFlags are the problems' -s values, their keys in model's table
 // of solver types (which has their names).
 var problemFlags = [...]string{
-	SquaredHingeDual: "1",
-	HingeDual:        "3",
-	LogisticDual:     "7",
-	Lasso:            "lasso",
-	WestonWatkins:    "ww",
+	SquaredHingeDual:   "1",
+	HingeDual:          "3",
+	LogisticDual:       "7",
+	Lasso:              "lasso",
+	WestonWatkins:      "ww",
+	LogisticPrimal:     "0",
+	SquaredHingePrimal: "2",
+	CrammerSinger:      "4",
+	L1SquaredHinge:     "5",
+	L1Logistic:         "6",
+	SquaredSVRPrimal:   "11",
+	SquaredSVRDual:     "12",
+	SVRDual:            "13",
+	OneClassSVM:        "21",
 }
 
 func (p Problem) solverType() (model.SolverType, bool) {
@@ -104,13 +140,7 @@ func ParseProblem(s string) (Problem, error) {
 			return p, nil
 		}
 	}
-	if st, ok := model.SolverTypeByFlag(s); ok {
-		return 0, fmt.Errorf("-s %s (%s): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)", s, st.Name)
-	}
-	if st, ok := model.LookupSolverType(s); ok {
-		return 0, fmt.Errorf("%s (-s %s): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)", s, st.Flag)
-	}
-	return 0, fmt.Errorf("unknown solver %q (acfcd implements -s 1, 3, 7, lasso and ww)", s)
+	return 0, fmt.Errorf("unknown solver %q (acfcd implements -s 0 to 7, 11, 12, 13, 21, lasso and ww)", s)
 }
 
 // MarshalText implements encoding.TextMarshaler (the -s value).
@@ -126,8 +156,17 @@ func (p *Problem) UnmarshalText(b []byte) error {
 }
 
 // Classifier reports whether the problem's labels are classes (false for
-// the LASSO, a regression).
-func (p Problem) Classifier() bool { return p != Lasso }
+// the regressions and the one-class SVM).
+func (p Problem) Classifier() bool { return p.kind() == model.Classifier }
+
+// Regression reports whether the problem's labels are real targets (the
+// SVRs and the LASSO).
+func (p Problem) Regression() bool { return p.kind() == model.Regression }
+
+func (p Problem) kind() model.Kind {
+	st, _ := p.solverType()
+	return st.Kind
+}
 
 // dual reports whether the problem is one of liblinear's duals (-s 1, 3, 7).
 func (p Problem) dual() bool { return p <= LogisticDual }
@@ -173,6 +212,10 @@ const (
 	// DefaultSeed is the seed that Params.Seed = 0 stands for (and the
 	// default of acfcd train --seed).
 	DefaultSeed = 1
+	// DefaultP is the SVRs' ε (liblinear's -p default).
+	DefaultP = 0.1
+	// DefaultNu is the one-class SVM's ν (liblinear's -n default).
+	DefaultNu = 0.5
 )
 
 // Params are the training options, named after liblinear-train's flags.
@@ -213,6 +256,15 @@ type Params struct {
 	// Intercept adds an unpenalised intercept to the LASSO (y and the
 	// columns are centred implicitly, without densifying X).
 	Intercept bool
+	// P is the ε of the SVRs' ε-insensitive loss (liblinear's -p): 0 means
+	// DefaultP; a negative P means ε = 0.
+	P float64
+	// Nu is the one-class SVM's ν in (0, 1] (liblinear's -n): 0 means
+	// DefaultNu.
+	Nu float64
+	// UnregularizedBias leaves the bias weight out of the regulariser
+	// (liblinear's -R, for -s 0, 2, 5, 6 and 11; needs Bias > 0).
+	UnregularizedBias bool
 	// GapTol > 0 stops the LASSO at the first full pass whose duality gap
 	// F(w) − D(θ) is at most GapTol, in the units of
 	// F = ½‖y − Xw‖² + λ‖w‖₁; the KKT tolerance then stops it too only if
@@ -275,6 +327,9 @@ type Result struct {
 	// LASSO (whose objective is its primal, computed without the pass).
 	Violation float64
 	NNZW      int // non-zero weights in the model (bias included)
+	// SupportVectors counts the examples with α_i ≠ 0 (the dual solvers;
+	// liblinear's "nSV"), or −1 where it does not apply.
+	SupportVectors int
 	// NewtonSteps are the steps of the finishers (primal Newton steps,
 	// Newton-CG iterations, for -s 3 interior-point iterations); 0 when
 	// coordinate descent alone converged.

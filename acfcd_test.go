@@ -24,6 +24,15 @@ func TestProblemNames(t *testing.T) {
 		{LogisticDual, "L2R_LR_DUAL", "7", true},
 		{Lasso, "LASSO", "lasso", false},
 		{WestonWatkins, "MCSVM_WW", "ww", true},
+		{LogisticPrimal, "L2R_LR", "0", true},
+		{SquaredHingePrimal, "L2R_L2LOSS_SVC", "2", true},
+		{CrammerSinger, "MCSVM_CS", "4", true},
+		{L1SquaredHinge, "L1R_L2LOSS_SVC", "5", true},
+		{L1Logistic, "L1R_LR", "6", true},
+		{SquaredSVRPrimal, "L2R_L2LOSS_SVR", "11", false},
+		{SquaredSVRDual, "L2R_L2LOSS_SVR_DUAL", "12", false},
+		{SVRDual, "L2R_L1LOSS_SVR_DUAL", "13", false},
+		{OneClassSVM, "ONECLASS_SVM", "21", false},
 	} {
 		if c.p.String() != c.name || c.p.Flag() != c.flag || c.p.Classifier() != c.classifier {
 			t.Errorf("problem %d: String %q Flag %q Classifier %v; want %q %q %v", uint8(c.p), c.p.String(), c.p.Flag(), c.p.Classifier(), c.name, c.flag, c.classifier)
@@ -51,21 +60,9 @@ func TestProblemNames(t *testing.T) {
 		t.Errorf("Problem(99).String() = %q", s)
 	}
 	for _, c := range []struct{ in, want string }{
-		{"0", "-s 0 (L2R_LR): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)"},
-		{"2", "-s 2 (L2R_L2LOSS_SVC): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)"},
-		{"4", "-s 4 (MCSVM_CS): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)"},
-		{"5", "-s 5 (L1R_L2LOSS_SVC): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)"},
-		{"6", "-s 6 (L1R_LR): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)"},
-		{"11", "-s 11 (L2R_L2LOSS_SVR): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)"},
-		{"12", "-s 12 (L2R_L2LOSS_SVR_DUAL): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)"},
-		{"13", "-s 13 (L2R_L1LOSS_SVR_DUAL): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)"},
-		{"21", "-s 21 (ONECLASS_SVM): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)"},
-		{"L2R_LR", "L2R_LR (-s 0): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)"},
-		{"MCSVM_CS", "MCSVM_CS (-s 4): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)"},
-		{"ONECLASS_SVM", "ONECLASS_SVM (-s 21): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)"},
-		{"8", `unknown solver "8" (acfcd implements -s 1, 3, 7, lasso and ww)`},
-		{"", `unknown solver "" (acfcd implements -s 1, 3, 7, lasso and ww)`},
-		{"l2r_lr_dual", `unknown solver "l2r_lr_dual" (acfcd implements -s 1, 3, 7, lasso and ww)`},
+		{"8", `unknown solver "8" (acfcd implements -s 0 to 7, 11, 12, 13, 21, lasso and ww)`},
+		{"", `unknown solver "" (acfcd implements -s 0 to 7, 11, 12, 13, 21, lasso and ww)`},
+		{"l2r_lr_dual", `unknown solver "l2r_lr_dual" (acfcd implements -s 0 to 7, 11, 12, 13, 21, lasso and ww)`},
 	} {
 		got, err := ParseProblem(c.in)
 		if err == nil || err.Error() != c.want || got != 0 {

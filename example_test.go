@@ -126,20 +126,21 @@ func ExampleEvaluate() {
 
 // Problems are named as liblinear-train's -s takes them.
 func ExampleParseProblem() {
-	for _, s := range []string{"1", "3", "7", "lasso", "ww"} {
+	for _, s := range []string{"0", "4", "13", "21", "lasso", "L2R_LR_DUAL"} {
 		p, err := acfcd.ParseProblem(s)
 		if err != nil {
 			log.Fatal(err)
 		}
 		fmt.Printf("-s %s: %v\n", p.Flag(), p)
 	}
-	_, err := acfcd.ParseProblem("4")
+	_, err := acfcd.ParseProblem("8")
 	fmt.Println(err)
 	// Output:
-	// -s 1: L2R_L2LOSS_SVC_DUAL
-	// -s 3: L2R_L1LOSS_SVC_DUAL
-	// -s 7: L2R_LR_DUAL
+	// -s 0: L2R_LR
+	// -s 4: MCSVM_CS
+	// -s 13: L2R_L1LOSS_SVR_DUAL
+	// -s 21: ONECLASS_SVM
 	// -s lasso: LASSO
-	// -s ww: MCSVM_WW
-	// -s 4 (MCSVM_CS): not implemented (acfcd implements -s 1, 3, 7, lasso and ww)
+	// -s 7: L2R_LR_DUAL
+	// unknown solver "8" (acfcd implements -s 0 to 7, 11, 12, 13, 21, lasso and ww)
 }

@@ -42,11 +42,21 @@ func trainWith(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (m *
 	if err := p.resolve(); err != nil {
 		return nil, nil, err
 	}
-	switch {
-	case p.Problem == Lasso:
+	switch p.Problem {
+	case Lasso:
 		m, res, err = trainLasso(ctx, d, p)
-	case p.Problem == WestonWatkins:
+	case WestonWatkins:
 		m, res, err = trainWW(ctx, d, p, pool)
+	case CrammerSinger:
+		m, res, err = trainCS(ctx, d, p, pool)
+	case LogisticPrimal, SquaredHingePrimal, SquaredSVRPrimal:
+		m, res, err = trainPrimal(ctx, d, p, pool)
+	case L1SquaredHinge, L1Logistic:
+		m, res, err = trainL1(ctx, d, p, pool)
+	case SquaredSVRDual, SVRDual:
+		m, res, err = trainSVR(ctx, d, p, pool)
+	case OneClassSVM:
+		m, res, err = trainOneClass(ctx, d, p, pool)
 	default:
 		m, res, err = trainDual(ctx, d, p, pool)
 	}
@@ -111,15 +121,19 @@ func (p *Params) resolve() error {
 		t := DefaultTuning()
 		p.Tuning = &t
 	}
-	var allowed []Selection
-	switch p.Problem {
-	case Lasso:
-		allowed = []Selection{ACF, Uniform, Cyclic}
-	case WestonWatkins:
-		allowed = []Selection{ACF, Uniform}
-	default:
-		allowed = []Selection{ACFShrink, ACF, Uniform, Shrink}
+	if p.P == 0 {
+		p.P = DefaultP
 	}
+	if math.IsNaN(p.P) || math.IsInf(p.P, 0) {
+		return fmt.Errorf("P must be finite, got %g", p.P)
+	}
+	if p.Nu == 0 {
+		p.Nu = DefaultNu
+	}
+	if !(p.Nu > 0 && p.Nu <= 1) {
+		return fmt.Errorf("Nu must be in (0, 1], got %g", p.Nu)
+	}
+	allowed := selections(p.Problem)
 	if p.Select == AutoSelection {
 		p.Select = allowed[0]
 	}
@@ -133,6 +147,28 @@ func (p *Params) resolve() error {
 		names[k] = s.String()
 	}
 	return fmt.Errorf("coordinate selection %v is not available for %s (want %v)", p.Select, p.Problem, names)
+}
+
+// selections returns the coordinate selections a problem takes, its
+// default first.
+func selections(p Problem) []Selection {
+	switch p {
+	case Lasso:
+		return []Selection{ACF, Uniform, Cyclic}
+	case WestonWatkins:
+		return []Selection{ACF, Uniform}
+	case CrammerSinger:
+		return []Selection{ACF, Uniform}
+	case LogisticPrimal, SquaredHingePrimal, SquaredSVRPrimal:
+		return []Selection{ACF} // no coordinate descent: the value is ignored
+	case L1SquaredHinge, L1Logistic:
+		return []Selection{ACF, Uniform, Cyclic}
+	case SquaredSVRDual, SVRDual:
+		return []Selection{ACFShrink, ACF, Uniform, Shrink}
+	case OneClassSVM:
+		return []Selection{ACFShrink, ACF, Uniform, Shrink}
+	}
+	return []Selection{ACFShrink, ACF, Uniform, Shrink}
 }
 
 // dualTraining is the setup of a -s 1, 3 or 7 training shared by its

@@ -56,7 +56,7 @@ func TestUsageErrors(t *testing.T) {
 		nil,
 		{"frobnicate"},
 		{"train"},
-		{"train", "-s", "5", "x"},
+		{"train", "-s", "8", "x"},
 		{"train", "-nosuchflag", "x"},
 		{"train", "-w1"},
 		{"train", "-w1", "zero", "x"},

@@ -17,11 +17,11 @@ import (
 	"github.com/acfcd/acfcd/internal/atomicfile"
 )
 
-// parseSolver reads -s: liblinear's numbers 1, 3 and 7, or "lasso" and "ww".
+// parseSolver reads -s: liblinear's numbers, or "lasso" and "ww".
 func parseSolver(s string) (acfcd.Problem, error) {
 	p, err := acfcd.ParseProblem(s)
 	if err != nil || p.Flag() != s {
-		return 0, usagef("-s %s: unknown solver (acfcd implements -s 1, 3, 7, lasso and ww)", s)
+		return 0, usagef("-s %s: unknown solver (acfcd implements -s 0 to 7, 11, 12, 13, 21, lasso and ww)", s)
 	}
 	return p, nil
 }
