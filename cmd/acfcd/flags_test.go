@@ -166,13 +166,10 @@ func TestHelpOnStdout(t *testing.T) {
 		}
 	}
 	// Every flag train defines, liblinear's as -x, acfcd's as --name.
-	fs := newFlagSet("train", nil)
-	var tf trainFlags
-	tf.data.register(fs)
-	runTrainFlags := []string{"s", "c", "p", "n", "e", "B", "R", "v", "q", "select", "seed", "report", "max-epochs",
-		"save-partial", "fallback", "lambda", "intercept", "gap", "lambda-path", "lambda-ratio"}
-	fs.VisitAll(func(f *flag.Flag) { runTrainFlags = append(runTrainFlags, f.Name) })
-	for _, name := range runTrainFlags {
+	fs, _, _ := newTrainFlags(nil)
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	for _, name := range names {
 		want := "--" + name
 		if liblinearFlags[name] {
 			want = "-" + name
@@ -435,4 +432,32 @@ func runLiblinear(t *testing.T, exe string, args ...string) (string, bool) {
 		t.Fatalf("%s %q: %v", exe, args, err)
 	}
 	return string(out), true
+}
+
+// TestReadmeListsEverything: the README's table has a row for every -s
+// and its text names every flag of acfcd train, so that it lists exactly
+// what the command takes.
+func TestReadmeListsEverything(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Skip(err)
+	}
+	readme := string(b)
+	for _, st := range model.SolverTypes() {
+		if !strings.Contains(readme, "\n| "+st.Flag+" | ") || !strings.Contains(readme, "| "+st.Name+" |") {
+			t.Errorf("README has no row for -s %s (%s)", st.Flag, st.Name)
+		}
+	}
+	fs, _, _ := newTrainFlags(nil)
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	for _, name := range names {
+		want := "`--" + name
+		if liblinearFlags[name] {
+			want = "`-" + name
+		}
+		if !strings.Contains(readme, want) {
+			t.Errorf("README does not name %s`", want)
+		}
+	}
 }

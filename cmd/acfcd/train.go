@@ -117,30 +117,7 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	fs := newFlagSet("train", stdout)
-	var t trainFlags
-	solverFlag := fs.String("s", "1", "type of solver")
-	fs.Float64Var(&t.c, "c", 1, "cost C")
-	fs.Float64Var(&t.p, "p", acfcd.DefaultP, "epsilon of the SVR loss")
-	fs.Float64Var(&t.nu, "n", acfcd.DefaultNu, "nu of the one-class SVM")
-	fs.Float64Var(&t.eps, "e", 0, "tolerance of the termination criterion")
-	fs.Float64Var(&t.bias, "B", -1, "bias")
-	fs.BoolVar(&t.noRegBias, "R", false, "do not regularise the bias")
-	fs.IntVar(&t.folds, "v", 0, "n-fold cross validation")
-	fs.BoolVar(&t.quiet, "q", false, "quiet")
-	fs.StringVar(&t.sel, "select", "", "coordinate selection, by solver (its default first):\n"+selectionTable())
-	fs.Uint64Var(&t.seed, "seed", 1, "random seed: the same seed gives the same model, bit for bit, on every CPU")
-	fs.StringVar(&t.report, "report", "", "json: print the training report as one JSON object on the last line of stdout")
-	fs.IntVar(&t.maxEpochs, "max-epochs", 0, "cap on epochs (default 1000 as liblinear 2.3; lasso 100000)")
-	fs.BoolVar(&t.savePartial, "save-partial", false, "when SIGINT or SIGTERM interrupts training, save the unconverged model to MODEL\n(the exit status is still 1; without this flag nothing is written)")
-	fs.StringVar(&t.fallback, "fallback", "newton", "-s 1, 3, 7: newton (a stalling dual hands over to primal Newton, for -s 3 to an\ninterior-point method on the dual, then the dual KKT check certifies the answer;\nliblinear 2.50 switches -s 1 and 7 after 300 epochs; also moves identical rows with\nopposite labels together) or none (pure dual CD)")
-	fs.Float64Var(&t.lambda, "lambda", 0, "lasso: the L1 penalty λ of ½‖Xw − y‖² + λ‖w‖₁ (scikit-learn's alpha = λ/rows)")
-	fs.BoolVar(&t.intercept, "intercept", false, "lasso: fit an unpenalised intercept")
-	fs.Float64Var(&t.gap, "gap", 0, "lasso: stop when the duality gap is below this instead of the KKT tolerance -e")
-	fs.IntVar(&t.lambdaPath, "lambda-path", 0, "lasso: fit this many λ from λ_max down (geometric, warm starts); saves the last model")
-	fs.Float64Var(&t.lambdaRatio, "lambda-ratio", 1e-3, "lasso: smallest λ of --lambda-path as a fraction of λ_max")
-	t.data.register(fs)
-	fs.help = func(w io.Writer) { trainUsage(w, fs.FlagSet) }
+	fs, t, solverFlag := newTrainFlags(stdout)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -238,6 +215,35 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 		return writeReport(info, res)
 	}
 	return nil
+}
+
+// newTrainFlags returns train's flag set and the values it sets.
+func newTrainFlags(stdout io.Writer) (*flagSet, *trainFlags, *string) {
+	fs := newFlagSet("train", stdout)
+	t := &trainFlags{}
+	solverFlag := fs.String("s", "1", "type of solver")
+	fs.Float64Var(&t.c, "c", 1, "cost C")
+	fs.Float64Var(&t.p, "p", acfcd.DefaultP, "epsilon of the SVR loss")
+	fs.Float64Var(&t.nu, "n", acfcd.DefaultNu, "nu of the one-class SVM")
+	fs.Float64Var(&t.eps, "e", 0, "tolerance of the termination criterion")
+	fs.Float64Var(&t.bias, "B", -1, "bias")
+	fs.BoolVar(&t.noRegBias, "R", false, "do not regularise the bias")
+	fs.IntVar(&t.folds, "v", 0, "n-fold cross validation")
+	fs.BoolVar(&t.quiet, "q", false, "quiet")
+	fs.StringVar(&t.sel, "select", "", "coordinate selection, by solver (its default first):\n"+selectionTable())
+	fs.Uint64Var(&t.seed, "seed", 1, "random seed: the same seed gives the same model, bit for bit, on every CPU")
+	fs.StringVar(&t.report, "report", "", "json: print the training report as one JSON object on the last line of stdout")
+	fs.IntVar(&t.maxEpochs, "max-epochs", 0, "cap on epochs (default 1000 as liblinear 2.3; lasso 100000)")
+	fs.BoolVar(&t.savePartial, "save-partial", false, "when SIGINT or SIGTERM interrupts training, save the unconverged model to MODEL\n(the exit status is still 1; without this flag nothing is written)")
+	fs.StringVar(&t.fallback, "fallback", "newton", "-s 1, 3, 7: newton (a stalling dual hands over to primal Newton, for -s 3 to an\ninterior-point method on the dual, then the dual KKT check certifies the answer;\nliblinear 2.50 switches -s 1 and 7 after 300 epochs; also moves identical rows with\nopposite labels together) or none (pure dual CD)")
+	fs.Float64Var(&t.lambda, "lambda", 0, "lasso: the L1 penalty λ of ½‖Xw − y‖² + λ‖w‖₁ (scikit-learn's alpha = λ/rows)")
+	fs.BoolVar(&t.intercept, "intercept", false, "lasso: fit an unpenalised intercept")
+	fs.Float64Var(&t.gap, "gap", 0, "lasso: stop when the duality gap is below this instead of the KKT tolerance -e")
+	fs.IntVar(&t.lambdaPath, "lambda-path", 0, "lasso: fit this many λ from λ_max down (geometric, warm starts); saves the last model")
+	fs.Float64Var(&t.lambdaRatio, "lambda-ratio", 1e-3, "lasso: smallest λ of --lambda-path as a fraction of λ_max")
+	t.data.register(fs)
+	fs.help = func(w io.Writer) { trainUsage(w, fs.FlagSet) }
+	return fs, t, solverFlag
 }
 
 // check refuses, before any data is read, flag values that liblinear
