@@ -399,7 +399,7 @@ options (liblinear-train's):
 		|f'(w)|_2 <= eps*|f'(w0)|_2 (default 0.0001)
 	-s 1, 3, 4, 7, 21 and ww
 		Dual maximal violation <= eps; similar to libsvm (default 0.1 except 0.01 for -s 21);
-		acfcd certifies it with a full pass over all examples
+		for -s 1, 3, 7 and ww acfcd certifies it with a full pass over all examples
 	-s 5 and 6
 		|f'(w)|_1 <= eps*min(pos,neg)/l*|f'(w0)|_1,
 		where f is the primal function (default 0.01)
