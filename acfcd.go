@@ -236,6 +236,8 @@ type Params struct {
 	Bias float64
 	// Weights is liblinear's -wi: the C of class label is C·Weights[label].
 	// A label that does not occur is ignored with a warning in Result.
+	// (liblinear multiplies the weights of a label given twice, as
+	// acfcd train does before it fills this map.)
 	Weights map[float64]float64
 	// Select is the coordinate selection (zero: the problem's default).
 	Select Selection
@@ -293,6 +295,12 @@ type Progress struct {
 	Epoch     int     // epochs done
 	Violation float64 // largest KKT violation seen in the last sweep
 	Objective float64 // current objective (for the duals liblinear's dual)
+
+	// Label is the class label of Class, the positive class of its
+	// subproblem, and Subproblems the number of subproblems in all (1 for
+	// a binary problem; 0 where the solver does not report them).
+	Label       float64
+	Subproblems int
 }
 
 // Result describes a training run. For a multi-class problem trained one

@@ -23,6 +23,12 @@ type CVResult struct {
 	Correct int // held-out examples predicted right
 	// Accuracy is 100·Correct/Rows, computed as liblinear's -v does.
 	Accuracy float64
+	// MSE and R2 are the mean squared error of the predictions and their
+	// squared correlation coefficient with the labels, as liblinear's -v
+	// prints them for regression ("Cross Validation Mean squared error",
+	// "Cross Validation Squared correlation coefficient"); R2 is NaN when
+	// the predictions or the labels are constant.
+	MSE, R2 float64
 	// Predicted holds each example's prediction by the model of the fold
 	// that held it out, in d's row order.
 	Predicted []float64
@@ -55,10 +61,11 @@ func (e *CVInterruptedError) Unwrap() error { return e.Err }
 // cvConcurrency).
 const cvMemoryFloor = 512 << 20
 
-// CrossValidate is liblinear's -v for the classifiers (-s 1, 3, 7 and the
-// Weston–Watkins SVM): the rows of d are shuffled once (from p.Seed) and
-// cut into folds parts of near-equal size; a model trained on all but one
-// part predicts that part. An error of a fold is returned as
+// CrossValidate is liblinear's -v, for every problem: the rows of d are
+// shuffled once (from p.Seed) and cut into folds parts of near-equal
+// size; a model trained on all but one part predicts that part. The
+// result has the accuracy (classifiers, the one-class SVM) and the mean
+// squared error and squared correlation (regression). An error of a fold is returned as
 // "fold N: ..." for the first such fold; a cancelled ctx gives a
 // *CVInterruptedError naming the folds that were running.
 //
@@ -72,9 +79,6 @@ func CrossValidate(ctx context.Context, d *Dataset, p Params, folds int) (res *C
 	}
 	defer fault.Guard()()
 	defer fault.Recover(source(d), &err)
-	if p.Problem == Lasso {
-		return nil, errors.New("cross-validation is for the classifiers; the LASSO's error is measured by predicting held-out data")
-	}
 	if d == nil || d.Rows == 0 {
 		return nil, errors.New("no training examples")
 	}
@@ -237,6 +241,7 @@ func CrossValidate(ctx context.Context, d *Dataset, p Params, folds int) (res *C
 		res.Correct += c
 	}
 	res.Accuracy = 100 * float64(res.Correct) / float64(d.Rows)
+	res.MSE, res.R2 = regressionStats(res.Predicted, d.Label)
 	return res, nil
 }
 

@@ -12,9 +12,9 @@ type Evaluation struct {
 	// Classifiers: the examples predicted right and their percentage.
 	Correct  int
 	Accuracy float64
-	// Regression (the LASSO): the mean squared error and the squared
-	// correlation coefficient of predictions and labels (liblinear's
-	// "Squared correlation coefficient", r²).
+	// Regression (the SVRs, the LASSO): the mean squared error and the
+	// squared correlation coefficient of predictions and labels
+	// (liblinear's "Squared correlation coefficient", r²).
 	MSE, R2 float64
 }
 
@@ -27,29 +27,39 @@ func Evaluate(m *Model, d *Dataset) (*Evaluation, error) {
 		return nil, fmt.Errorf("%s: prediction needs float64 values (read without Float32)", d.Source)
 	}
 	e := &Evaluation{Rows: d.Rows, Predicted: make([]float64, d.Rows)}
-	var sq, sp, st, spp, stt, spt float64
 	for i := 0; i < d.Rows; i++ {
 		idx, val := d.Row(i)
 		y := m.Predict(idx, val)
 		e.Predicted[i] = y
-		t := d.Label[i]
-		if y == t {
+		if y == d.Label[i] {
 			e.Correct++
 		}
-		sq += float64((y - t) * (y - t))
-		sp += y
-		st += t
-		spp += float64(y * y)
-		stt += float64(t * t)
-		spt += float64(y * t)
 	}
 	if d.Rows == 0 {
 		return e, nil
 	}
-	n := float64(d.Rows)
-	e.Accuracy = 100 * float64(e.Correct) / n
-	e.MSE = sq / n
-	e.R2 = (float64(n*spt) - float64(sp*st)) * (float64(n*spt) - float64(sp*st)) /
-		((float64(n*spp) - float64(sp*sp)) * (float64(n*stt) - float64(st*st)))
+	e.Accuracy = 100 * float64(e.Correct) / float64(d.Rows)
+	e.MSE, e.R2 = regressionStats(e.Predicted, d.Label)
 	return e, nil
+}
+
+// regressionStats returns the mean squared error of the predictions pred
+// of the labels y, and their squared correlation coefficient, with
+// liblinear's sums in its order (predict.c, and train.c for -v).
+func regressionStats(pred, y []float64) (mse, r2 float64) {
+	var sq, sp, st, spp, stt, spt float64
+	for i, v := range pred {
+		t := y[i]
+		sq += float64((v - t) * (v - t))
+		sp += v
+		st += t
+		spp += float64(v * v)
+		stt += float64(t * t)
+		spt += float64(v * t)
+	}
+	n := float64(len(pred))
+	mse = sq / n
+	r2 = (float64(n*spt) - float64(sp*st)) * (float64(n*spt) - float64(sp*st)) /
+		((float64(n*spp) - float64(sp*sp)) * (float64(n*stt) - float64(st*st)))
+	return mse, r2
 }

@@ -149,6 +149,10 @@ func (p *Params) resolve() error {
 	return fmt.Errorf("coordinate selection %v is not available for %s (want %v)", p.Select, p.Problem, names)
 }
 
+// Selections returns the coordinate selections p takes (acfcd train
+// --select), its default first.
+func (p Problem) Selections() []Selection { return selections(p) }
+
 // selections returns the coordinate selections a problem takes, its
 // default first.
 func selections(p Problem) []Selection {
@@ -279,7 +283,7 @@ func (dt *dualTraining) solve(k int, dp *dual.Problem, fin *finish.Finisher) {
 		EarlyCheck: true, Repair: repair, Work: 2 * dt.sh.NNZ(), Done: dt.ctx.Done(), Tuning: dt.p.Tuning, Trace: dt.p.trace}
 	if dt.progress != nil {
 		cfg.Progress = func(epoch int, viol, obj float64) {
-			dt.progress(Progress{Class: s.class, Epoch: epoch, Violation: viol, Objective: obj})
+			dt.progress(Progress{Class: s.class, Label: dt.labels[s.class], Subproblems: len(dt.subs), Epoch: epoch, Violation: viol, Objective: obj})
 		}
 	}
 	if !dt.p.NoFallback {
@@ -322,6 +326,12 @@ func (dt *dualTraining) solve(k int, dp *dual.Problem, fin *finish.Finisher) {
 	for _, v := range dp.W {
 		if v != 0 {
 			res.NNZW++
+		}
+	}
+	res.SupportVectors = 0
+	for _, a := range dp.Alpha {
+		if a > 0 {
+			res.SupportVectors++
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
@@ -438,6 +448,7 @@ func (dt *dualTraining) total(res *Result, mdl *Model) {
 		r := &dt.subs[k].res
 		r.Solver, r.Select, r.C, r.Eps = res.Solver, res.Select, res.C, res.Eps
 		res.add(r)
+		res.SupportVectors += r.SupportVectors
 	}
 	res.NNZW = mdl.NNZ()
 	if len(dt.subs) > 1 {

@@ -105,6 +105,10 @@ type Options struct {
 	// pipe, a compressed file) may have; 0 or less means DefaultMaxLine. A longer
 	// line, or a NUL byte, stops the stream with an error naming the line.
 	MaxLine int
+	// NoBlankLines makes blank and comment-only lines of text input errors
+	// (FILE:LINE), so that row i is line i+1: predictions written one per
+	// line then line up with the input's lines.
+	NoBlankLines bool
 }
 
 // ParseError locates a problem in a text input.

@@ -132,6 +132,7 @@ type chunkParser struct {
 	zeroBased bool
 	maxIdx0   int64 // largest 0-based index accepted
 	capByOpt  bool  // maxIdx0 comes from Options.MaxFeatures
+	noBlank   bool  // Options.NoBlankLines
 
 	line   int   // 1-based number of the chunk's first line
 	row0   int64 // first row of the chunk
@@ -172,9 +173,15 @@ func (p *chunkParser) parseChunk(text []byte, t *target) error {
 		}
 		switch text[i] {
 		case '\n': // blank line
+			if p.noBlank {
+				return p.errf(text, i, "blank line, but each line must hold an example here")
+			}
 			i++
 			continue
 		case '#': // comment line
+			if p.noBlank {
+				return p.errf(text, i, "comment line, but each line must hold an example here")
+			}
 			i = skipLine(text, i)
 			continue
 		}
@@ -557,7 +564,7 @@ func parseLibSVM(name string, chunks [][]byte, opt Options) (*Dataset, error) {
 	line, rows, nnz, qids := int64(1), int64(0), int64(0), int64(0)
 	for k, c := range counts {
 		parsers[k] = chunkParser{
-			name: name, zeroBased: opt.ZeroBased, maxIdx0: maxIdx0, capByOpt: capByOpt,
+			name: name, zeroBased: opt.ZeroBased, maxIdx0: maxIdx0, capByOpt: capByOpt, noBlank: opt.NoBlankLines,
 			line: int(line), row0: rows, rowEnd: rows + c.rows, nnz0: nnz, nnzEnd: nnz + c.nnz,
 		}
 		line += c.lines

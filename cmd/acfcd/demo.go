@@ -11,18 +11,18 @@ import (
 )
 
 func runDemo(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("demo", stderr)
+	fs := newFlagSet("demo", stdout)
 	rows := fs.Int("rows", 20000, "examples in the built-in problem")
 	features := fs.Int("features", 50000, "features in the built-in problem")
 	c := fs.Float64("c", 100, "cost C")
 	eps := fs.Float64("e", 0.01, "stopping tolerance on the largest KKT violation")
 	s := fs.Int("s", 3, "solver as liblinear: 1, 3 or 7")
 	seed := fs.Uint64("seed", 1, "seed of the problem and of the solvers")
-	if err := parseFlags(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usagef("demo takes no arguments")
+		return fs.args("demo takes no arguments")
 	}
 	if *rows < 2 || *features < 10 {
 		return usagef("demo needs at least 2 rows and 10 features")

@@ -453,7 +453,7 @@ func TestBadFilesMessages(t *testing.T) {
 		{"convert: DATA is a directory", []string{"convert", folder, filepath.Join(dir, "c1")}, folder + ": is a directory, not a data file", ""},
 		{"convert: OUT folder missing", []string{"convert", data, filepath.Join(missing, "c")}, "write " + filepath.Join(missing, "c") + ": folder " + missing + " does not exist", ""},
 		{"convert: OUT is a directory", []string{"convert", data, folder}, "write " + folder + ": is a directory", ""},
-		{"convert: OUT is a device", []string{"convert", data, full}, "write " + full + ": is a character device, not a regular file", map[bool]string{true: "no /dev/full"}[full == ""]},
+		{"convert: OUT is a device", []string{"convert", data, full}, "write " + full + ": no space left on device", map[bool]string{true: "no /dev/full"}[full == ""]},
 		{"predict: MODEL is a directory", []string{"predict", data, folder, filepath.Join(dir, "o1")}, folder + ": is a directory, not a model file", ""},
 		{"predict: DATA is a directory", []string{"predict", folder, model, filepath.Join(dir, "o2")}, folder + ": is a directory, not a data file", ""},
 		{"predict: OUT folder missing", []string{"predict", data, model, filepath.Join(missing, "o")}, "write " + filepath.Join(missing, "o") + ": folder " + missing + " does not exist", ""},

@@ -27,7 +27,7 @@ import (
 )
 
 func runGen(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("gen", stderr)
+	fs := newFlagSet("gen", stdout)
 	names := make([]string, 0, len(synth.Presets))
 	for n := range synth.Presets {
 		names = append(names, n)
@@ -45,12 +45,11 @@ func runGen(stdout, stderr io.Writer, args []string) error {
 	seed := fs.Uint64("seed", 1, "seed: the same seed and shape give the same bytes")
 	out := fs.String("out", "", "output: FILE.acf (binary cache), another FILE (libsvm text) or - (text on standard output)")
 	threads := fs.Int("threads", 0, "generating goroutines (default: all cores)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return usagef("gen takes no arguments, only flags")
+		return fs.args("gen takes no arguments, only flags")
 	}
 	p, ok := synth.Presets[*preset]
 	if !ok {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -66,16 +67,15 @@ type info struct {
 }
 
 func runInfo(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("info", stderr)
+	fs := newFlagSet("info", stdout)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	var df dataFlags
 	df.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return usagef("info takes one DATA argument")
+		return fs.args("info takes one DATA argument")
 	}
 	path := fs.Arg(0)
 	opt := df.options()
@@ -189,27 +189,61 @@ func residentBytes() int64 {
 }
 
 func runConvert(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("convert", stderr)
+	fs := newFlagSet("convert", stdout)
 	var df dataFlags
 	df.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
-		fs.Usage()
-		return usagef("convert takes DATA and OUT")
+		return fs.args("convert takes DATA and OUT")
 	}
-	if err := atomicfile.CheckFile(fs.Arg(1)); err != nil { // before the parse
-		return err
+	out := fs.Arg(1)
+	info := stdout
+	if out == "-" || atomicfile.IsStdout(out) {
+		info = stderr // standard output holds the cache alone
+	}
+	if out != "-" {
+		if err := atomicfile.CheckFile(out); err != nil { // before the parse
+			return err
+		}
 	}
 	d, err := dataio.Load(fs.Arg(0), df.options())
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	if err := dataio.WriteCache(fs.Arg(1), d); err != nil {
+	if out == "-" {
+		err = writeCacheTo(stdout, d)
+	} else {
+		err = dataio.WriteCache(out, d)
+	}
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: %d rows, %d features, %d non-zeros\n", fs.Arg(1), d.Rows, d.Features, d.NNZ())
+	fmt.Fprintf(info, "wrote %s: %d rows, %d features, %d non-zeros\n", out, d.Rows, d.Features, d.NNZ())
+	return nil
+}
+
+// writeCacheTo writes d as a binary cache to w. The cache writer seeks, so
+// the cache goes to a temporary file first.
+func writeCacheTo(w io.Writer, d *dataio.Dataset) error {
+	dir, err := os.MkdirTemp("", "acfcd-convert")
+	if err != nil {
+		return fmt.Errorf("write cache to standard output: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	tmp := filepath.Join(dir, "cache.acf")
+	if err := dataio.WriteCache(tmp, d); err != nil {
+		return fmt.Errorf("write cache to standard output: %w", err)
+	}
+	f, err := os.Open(tmp)
+	if err != nil {
+		return fmt.Errorf("write cache to standard output: %w", err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(w, f); err != nil {
+		return fmt.Errorf("write cache to standard output: %w", err)
+	}
 	return nil
 }

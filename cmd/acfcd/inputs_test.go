@@ -42,7 +42,7 @@ func TestTrainHugeIndex(t *testing.T) {
 		t.Error("a model was written")
 	}
 	_, _, err = runCmd(t, "train", "--max-features", "100", data, model)
-	if want := data + ":2:3: feature index 2147483646 exceeds the cap of 100 features (--max-features, Options.MaxFeatures; raise it to at least 2147483646 to read this file)"; err == nil || err.Error() != want {
+	if want := data + ":2:3: feature index 2147483646 exceeds the cap of 100 features (--max-features; raise it to at least 2147483646 to read this file)"; err == nil || err.Error() != want {
 		t.Errorf("--max-features 100:\n got  %v\n want %s", err, want)
 	}
 }
@@ -130,7 +130,7 @@ func TestMaxLine(t *testing.T) {
 	if _, _, err := runCmd(t, "info", "--max-line", "14", data); err != nil {
 		t.Fatalf("at the limit: %v", err)
 	}
-	want := data + ":2: line longer than 13 bytes, the limit for a stream (--max-line, Options.MaxLine)"
+	want := data + ":2: line longer than 13 bytes, the limit for a stream (--max-line)"
 	for _, cmd := range []string{"info", "train"} {
 		args := []string{cmd, "--max-line", "13", data}
 		if cmd == "train" {

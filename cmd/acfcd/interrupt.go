@@ -56,12 +56,12 @@ func loadInterruptible(ctx context.Context, stderr io.Writer, path string, opt a
 // interrupted is train's answer to a cancelled run: an error that says the
 // model is not converged, after saving it to modelPath if save is set
 // (--save-partial).
-func interrupted(m *acfcd.Model, res *acfcd.Result, modelPath string, save bool) error {
+func interrupted(stdout io.Writer, m *acfcd.Model, res *acfcd.Result, modelPath string, save bool) error {
 	what := fmt.Sprintf("training interrupted after %d epochs (largest KKT violation %.3g, eps %g): the model is not converged", res.Epochs, res.Violation, res.Eps)
 	if !save {
 		return fmt.Errorf("%s and was not saved (--save-partial saves it)", what)
 	}
-	if err := m.Save(modelPath); err != nil {
+	if err := saveModel(stdout, m, modelPath); err != nil {
 		return fmt.Errorf("%s; saving it (--save-partial) failed: %w", what, err)
 	}
 	return fmt.Errorf("%s; saved it to %s as --save-partial asks", what, modelPath)

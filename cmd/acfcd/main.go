@@ -76,7 +76,7 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "\t%-8s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintf(w, "\nRun 'acfcd COMMAND -h' for a command's flags.\n")
+	fmt.Fprintf(w, "\nRun 'acfcd help COMMAND' (or 'acfcd COMMAND -h') for a command's flags, 'acfcd --version' for the version.\n")
 }
 
 func run(stdout, stderr io.Writer, args []string) error {
@@ -90,45 +90,148 @@ func run(stdout, stderr io.Writer, args []string) error {
 		return usageError{}
 	}
 	switch args[0] {
-	case "-h", "-help", "--help", "help":
+	case "-h", "-help", "--help":
 		usage(stdout)
 		return nil
+	case "help":
+		if len(args) == 1 {
+			usage(stdout)
+			return nil
+		}
+		if _, ok := commands[args[1]]; !ok || len(args) > 2 {
+			return usagef("help takes one command name: %s", strings.Join(commandNames(), ", "))
+		}
+		args = []string{args[1], "-h"}
+	case "-version", "--version":
+		args = []string{"version"}
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		usage(stderr)
-		return usagef("unknown command %q", args[0])
+		return usagef("unknown command %q (acfcd help lists the commands)", args[0])
 	}
-	return c.run(stdout, stderr, args[1:])
+	err := c.run(stdout, stderr, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // the usage is printed
+	}
+	return cliError(err)
 }
 
-// newFlagSet returns a flag set whose errors are usage errors and whose
-// usage text names the command.
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("acfcd "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	c := commands[name]
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: acfcd %s %s\n\n%s.\n", name, c.args, strings.ToUpper(c.summary[:1])+c.summary[1:])
-		var any bool
-		fs.VisitAll(func(*flag.Flag) { any = true })
-		if any {
-			fmt.Fprintf(stderr, "\nFlags:\n")
-			fs.PrintDefaults()
-		}
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
 	}
+	sort.Strings(names)
+	return names
+}
+
+// flagSet is a command's flags. A mistake in them is a one-line usage
+// error (exit status 2); -h prints the command's usage on stdout.
+type flagSet struct {
+	*flag.FlagSet
+	cmd    string
+	stdout io.Writer
+	// help prints the usage; nil prints the command's line and the flags.
+	help func(w io.Writer)
+}
+
+// newFlagSet returns the flag set of command name; -h prints its usage
+// on stdout.
+func newFlagSet(name string, stdout io.Writer) *flagSet {
+	fs := &flagSet{FlagSet: flag.NewFlagSet("acfcd "+name, flag.ContinueOnError), cmd: name, stdout: stdout}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {} // parse prints the usage for -h, and none for a mistake
 	return fs
 }
 
-// parseFlags parses args and turns flag errors into usage errors.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{} // the flag package has printed the message and usage
+// parse parses args. It returns flag.ErrHelp after printing the usage for
+// -h, and a usage error of one line for a mistake.
+func (fs *flagSet) parse(args []string) error {
+	err := fs.Parse(args)
+	if err == nil {
+		return nil
 	}
-	return nil
+	if errors.Is(err, flag.ErrHelp) {
+		fs.printUsage(fs.stdout)
+		return flag.ErrHelp
+	}
+	return usagef("%s: %s (acfcd help %s lists the flags)", fs.cmd, flagMessage(err.Error()), fs.cmd)
+}
+
+// args returns a usage error for arguments that do not fit the command.
+func (fs *flagSet) args(format string, a ...any) error {
+	return usagef("%s (acfcd help %s)", fmt.Sprintf(format, a...), fs.cmd)
+}
+
+func (fs *flagSet) printUsage(w io.Writer) {
+	if fs.help != nil {
+		fs.help(w)
+		return
+	}
+	c := commands[fs.cmd]
+	fmt.Fprintf(w, "usage: acfcd %s %s\n\n%s.\n", fs.cmd, c.args, strings.ToUpper(c.summary[:1])+c.summary[1:])
+	var any bool
+	fs.VisitAll(func(*flag.Flag) { any = true })
+	if any {
+		fmt.Fprintf(w, "\nFlags:\n")
+		printFlags(w, fs.FlagSet, nil)
+	}
+}
+
+// printFlags prints the flags of fs as the flag package does, with two
+// dashes for long names, leaving out those in skip.
+func printFlags(w io.Writer, fs *flag.FlagSet, skip map[string]bool) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if skip[f.Name] {
+			return
+		}
+		dash := "-"
+		if len(f.Name) > 1 {
+			dash = "--"
+		}
+		name, text := flag.UnquoteUsage(f)
+		line := "  " + dash + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		text = strings.ReplaceAll(text, "\n", "\n    \t")
+		line += "\n    \t" + text
+		if def := f.DefValue; def != "" && def != "0" && def != "false" {
+			line += fmt.Sprintf(" (default %s)", def)
+		}
+		fmt.Fprintln(w, line)
+	})
+}
+
+// flagMessage turns the flag package's errors into the command line's
+// words.
+func flagMessage(msg string) string {
+	if f, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		return "unknown flag " + f
+	}
+	if f, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return f + " needs a value"
+	}
+	// invalid value "x" for flag -c: parse error
+	// invalid boolean value "x" for -R: parse error
+	for _, pre := range []string{"invalid value ", "invalid boolean value "} {
+		rest, ok := strings.CutPrefix(msg, pre)
+		if !ok {
+			continue
+		}
+		val, rest, ok1 := strings.Cut(rest, " for ")
+		name, why, ok2 := strings.Cut(strings.TrimPrefix(rest, "flag "), ": ")
+		if ok1 && ok2 {
+			if len(name) > 2 && name[1] != '-' {
+				name = "-" + name // --select, as the usage writes it
+			}
+			if why == "parse error" {
+				return fmt.Sprintf("%s %s: not a valid value", name, val)
+			}
+			return fmt.Sprintf("%s %s: not a valid value (%s)", name, val, why)
+		}
+	}
+	return msg
 }
 
 // isTerminal reports whether w is a character device (a terminal), where

@@ -4,42 +4,82 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 
 	"github.com/acfcd/acfcd"
 	"github.com/acfcd/acfcd/internal/atomicfile"
+	dataio "github.com/acfcd/acfcd/io"
+	"github.com/acfcd/acfcd/model"
 )
 
 func runPredict(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("predict", stderr)
-	prob := fs.Int("b", 0, "1: write probability estimates (logistic regression models only)")
-	quiet := fs.Bool("q", false, "quiet: do not print the accuracy")
+	fs := newFlagSet("predict", stdout)
+	prob := fs.Int("b", 0, "probability_estimates: whether to output probability estimates, 0 or 1 (default 0);\ncurrently for logistic regression only")
+	quiet := fs.Bool("q", false, "quiet mode (no outputs)")
 	var df dataFlags
 	df.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	fs.help = func(w io.Writer) {
+		fmt.Fprint(w, `usage: acfcd predict [options] DATA MODEL OUT
+
+Predicts every example of DATA (- for standard input) with MODEL (a liblinear
+model file, or acfcd's; - for standard input) and writes one prediction per
+line to OUT (- for standard output), as liblinear-predict: labels and values
+with all 17 significant digits, so that they read back exactly. Every line of
+DATA must hold an example (blank and comment-only lines are refused, as
+liblinear-predict refuses them), so that line k of OUT is the prediction of
+line k of DATA. Prints the accuracy, or for regression models the mean squared
+error and squared correlation coefficient (on stderr when OUT is standard
+output).
+
+options:
+`)
+		printFlags(w, fs.FlagSet, nil)
+	}
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 3 {
-		fs.Usage()
-		return usagef("predict takes DATA, MODEL and OUT")
+		return fs.args("predict takes DATA, MODEL and OUT")
 	}
 	if *prob != 0 && *prob != 1 {
 		return usagef("-b %d: must be 0 or 1", *prob)
 	}
-	if err := atomicfile.Check(fs.Arg(2)); err != nil { // before the reading
-		return err
+	dataPath, modelPath, outPath := fs.Arg(0), fs.Arg(1), fs.Arg(2)
+	if dataPath == "-" && modelPath == "-" {
+		return fs.args("predict: DATA and MODEL cannot both come from standard input")
 	}
-	m, err := acfcd.LoadModel(fs.Arg(1))
+	info := stdout
+	if outPath == "-" || atomicfile.IsStdout(outPath) {
+		info = stderr // standard output holds the predictions alone
+	}
+	if outPath != "-" {
+		if err := atomicfile.Check(outPath); err != nil { // before the reading
+			return err
+		}
+	}
+	var m *acfcd.Model
+	var err error
+	if modelPath == "-" {
+		m, err = acfcd.ReadModel(bufio.NewReader(os.Stdin), "stdin")
+	} else {
+		m, err = acfcd.LoadModel(modelPath)
+	}
 	if err != nil {
 		return err
 	}
 	if *prob == 1 && m.SolverType != "L2R_LR" && m.SolverType != "L2R_LR_DUAL" && m.SolverType != "L1R_LR" {
-		return fmt.Errorf("%s: probability output (-b 1) is only for logistic regression models, not %s", fs.Arg(1), m.SolverType)
+		return fmt.Errorf("%s: probability output (-b 1) is only for logistic regression models, not %s", modelPath, m.SolverType)
 	}
 	opt := df.options()
-	opt.Float32 = false // prediction reads float64 rows
-	d, err := acfcd.Load(fs.Arg(0), opt)
+	opt.Float32 = false     // prediction reads float64 rows
+	opt.NoBlankLines = true // one prediction per line of DATA
+	d, err := acfcd.Load(dataPath, opt)
 	if err != nil {
+		var pe *dataio.ParseError
+		if asParseError(err, &pe) && isBlankLineError(pe) {
+			return fmt.Errorf("%w (acfcd predict writes one line for each line of DATA)", err)
+		}
 		return err
 	}
 	defer d.Close()
@@ -48,44 +88,77 @@ func runPredict(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	probs := make([]float64, max(1, len(m.Labels)))
-	err = atomicfile.Write(fs.Arg(2), func(w *bufio.Writer) error {
-		if *prob == 1 {
-			w.WriteString("labels")
-			for _, l := range m.Labels {
-				fmt.Fprintf(w, " %.6g", l)
-			}
-			w.WriteByte('\n')
+	fill := func(w *bufio.Writer) error { return writePredictions(w, m, d, ev, *prob == 1) }
+	if outPath == "-" {
+		bw := bufio.NewWriterSize(stdout, 256<<10)
+		err = fill(bw)
+		if err == nil {
+			err = bw.Flush()
 		}
-		buf := make([]byte, 0, 64)
-		for i, y := range ev.Predicted {
-			// liblinear-predict prints labels with C's %g (six digits).
-			buf = strconv.AppendFloat(buf[:0], y, 'g', 6, 64)
-			w.Write(buf)
-			if *prob == 1 {
-				idx, val := d.Row(i)
-				if err := m.Probability(idx, val, probs); err != nil {
-					return err
-				}
-				for _, p := range probs {
-					fmt.Fprintf(w, " %.6g", p)
-				}
-			}
-			w.WriteByte('\n')
+		if err != nil {
+			return fmt.Errorf("write predictions to standard output: %w", err)
 		}
-		return nil
-	})
-	if err != nil {
+	} else if err := atomicfile.Write(outPath, fill); err != nil {
 		return err
 	}
 	if *quiet || d.Rows == 0 {
 		return nil
 	}
-	if m.IsClassifier() {
-		fmt.Fprintf(stdout, "Accuracy = %.6g%% (%d/%d)\n", ev.Accuracy, ev.Correct, ev.Rows)
+	if kindOf(m) == model.Regression {
+		fmt.Fprintf(info, "Mean squared error = %s (regression)\n", cG(ev.MSE))
+		fmt.Fprintf(info, "Squared correlation coefficient = %s (regression)\n", cG(ev.R2))
 		return nil
 	}
-	fmt.Fprintf(stdout, "Mean squared error = %.6g (regression)\n", ev.MSE)
-	fmt.Fprintf(stdout, "Squared correlation coefficient = %.6g (regression)\n", ev.R2)
+	fmt.Fprintf(info, "Accuracy = %s%% (%d/%d)\n", cG(ev.Accuracy), ev.Correct, ev.Rows)
 	return nil
+}
+
+// writePredictions writes liblinear-predict's output file: one line per
+// example, the prediction as C's "%.17g" (a label or regression value that
+// reads back exactly); with probabilities (-b 1) a "labels" line first,
+// the labels as integers, and each probability as "%g".
+//
+// liblinear-predict writes the label of a -b 1 line with "%g", six digits,
+// which turns label 1234567 into 1.23457e+06; acfcd writes all its digits
+// there too (the same text for labels below 10^6).
+func writePredictions(w *bufio.Writer, m *acfcd.Model, d *acfcd.Dataset, ev *acfcd.Evaluation, probability bool) error {
+	var probs []float64
+	buf := make([]byte, 0, 64)
+	if probability {
+		probs = make([]float64, max(1, len(m.Labels)))
+		buf = append(buf, "labels"...)
+		for _, l := range m.Labels {
+			buf = append(buf, ' ')
+			buf = strconv.AppendFloat(buf, l, 'f', -1, 64) // integers: C's "%d"
+		}
+		buf = append(buf, '\n')
+		w.Write(buf)
+	}
+	for i, y := range ev.Predicted {
+		buf = appendG17(buf[:0], y)
+		if probability {
+			idx, val := d.Row(i)
+			if err := m.Probability(idx, val, probs); err != nil {
+				return err
+			}
+			for _, p := range probs {
+				buf = append(buf, ' ')
+				buf = append(buf, cG(p)...)
+			}
+		}
+		buf = append(buf, '\n')
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendG17 appends x as C's "%.17g" writes a double: the shortest text
+// of 17 significant digits, which reads back as the same double.
+func appendG17(b []byte, x float64) []byte {
+	if s, ok := cSpecial(x); ok {
+		return append(b, s...)
+	}
+	return strconv.AppendFloat(b, x, 'g', 17, 64)
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -15,19 +17,22 @@ import (
 
 	"github.com/acfcd/acfcd"
 	"github.com/acfcd/acfcd/internal/atomicfile"
+	"github.com/acfcd/acfcd/model"
 )
 
 // parseSolver reads -s: liblinear's numbers, or "lasso" and "ww".
 func parseSolver(s string) (acfcd.Problem, error) {
 	p, err := acfcd.ParseProblem(s)
 	if err != nil || p.Flag() != s {
-		return 0, usagef("-s %s: unknown solver (acfcd implements -s 0 to 7, 11, 12, 13, 21, lasso and ww)", s)
+		return 0, usagef("-s %s: unknown solver (acfcd help train lists them: 0 to 7, 11, 12, 13, 21, lasso, ww)", s)
 	}
 	return p, nil
 }
 
 // splitWeightFlags removes liblinear's -wLABEL WEIGHT pairs from args, which
 // the flag package cannot express, and returns them as a label → weight map.
+// A label given twice gets the product of its weights, as liblinear's
+// train() multiplies C by each -wi of the label in turn.
 func splitWeightFlags(args []string) ([]string, map[float64]float64, error) {
 	var rest []string
 	var weights map[float64]float64
@@ -55,6 +60,9 @@ func splitWeightFlags(args []string) ([]string, map[float64]float64, error) {
 		if weights == nil {
 			weights = map[float64]float64{}
 		}
+		if old, ok := weights[label]; ok {
+			w *= old
+		}
 		weights[label] = w
 		i++
 	}
@@ -67,7 +75,10 @@ type trainFlags struct {
 	solver    acfcd.Problem
 	c         float64
 	eps       float64
+	p         float64
+	nu        float64
 	bias      float64
+	noRegBias bool
 	folds     int
 	quiet     bool
 	sel       string
@@ -84,92 +95,65 @@ type trainFlags struct {
 	data        dataFlags
 
 	savePartial bool // --save-partial: an interrupted run saves its unconverged model
+	set         map[string]bool
 }
 
 func (t *trainFlags) params(weights map[float64]float64, sel acfcd.Selection) acfcd.Params {
-	return acfcd.Params{Problem: t.solver, C: t.c, Eps: t.eps, Bias: t.bias, Weights: weights,
+	p := acfcd.Params{Problem: t.solver, C: t.c, Eps: t.eps, Bias: t.bias, Weights: weights,
 		Select: sel, Seed: t.seed, MaxEpochs: t.maxEpochs, Lambda: t.lambda, Intercept: t.intercept,
-		GapTol: t.gap, NoFallback: t.fallback == "none"}
+		GapTol: t.gap, NoFallback: t.fallback == "none", Nu: t.nu, UnregularizedBias: t.noRegBias}
+	p.P = t.p
+	if t.set["p"] && t.p == 0 {
+		p.P = -1 // Params: 0 is the default 0.1, a negative P is ε = 0
+	}
+	return p
 }
+
+// The flags liblinear-train has; the usage describes them in its words.
+var liblinearFlags = map[string]bool{"s": true, "c": true, "p": true, "n": true, "e": true, "B": true, "R": true, "v": true, "q": true, "C": true}
 
 func runTrain(stdout, stderr io.Writer, args []string) error {
 	args, weights, err := splitWeightFlags(args)
 	if err != nil {
 		return err
 	}
-	fs := newFlagSet("train", stderr)
-	var t trainFlags
-	solverFlag := fs.String("s", "1", "solver: as liblinear 1 L2-loss SVM (dual), 3 L1-loss SVM (dual), 7 logistic regression (dual);\nlasso (L1 least squares, primal CD), ww (Weston-Watkins multi-class SVM)")
-	fs.Float64Var(&t.c, "c", 1, "cost C")
-	fs.Float64Var(&t.eps, "e", 0, "stop when the largest KKT violation is below this (default 0.1 as liblinear for -s 1, 3, 7, ww;\nlasso: 1e-3·max(λ, 1e-3·λ_max))")
-	fs.Float64Var(&t.bias, "B", -1, "bias: if >= 0, every example gets an extra feature of this value")
-	fs.IntVar(&t.folds, "v", 0, "n-fold cross validation: report accuracy instead of writing a model")
-	fs.BoolVar(&t.quiet, "q", false, "quiet: no training summary")
-	fs.StringVar(&t.sel, "select", "", "coordinate selection: acf+shrink (default for -s 1, 3, 7), acf (default for lasso, ww),\nuniform, shrink (-s 1, 3) or cyclic (lasso)")
-	fs.Uint64Var(&t.seed, "seed", 1, "random seed (same seed, same model)")
-	fs.StringVar(&t.report, "report", "", "json: print the training report as one JSON object on the last line of stdout")
-	fs.IntVar(&t.maxEpochs, "max-epochs", 0, "cap on epochs (default 1000 as liblinear 2.3; lasso 100000)")
-	fs.BoolVar(&t.savePartial, "save-partial", false, "when SIGINT or SIGTERM interrupts training, save the unconverged model to MODEL\n(the exit status is still 1; without this flag nothing is written)")
-	fs.StringVar(&t.fallback, "fallback", "newton", "-s 1, 3, 7: newton (a stalling dual hands over to primal Newton, for -s 3 to an\ninterior-point method on the dual, then the dual KKT check certifies the answer;\nliblinear 2.50 switches -s 1 and 7 after 300 epochs; also moves identical rows with\nopposite labels together) or none (pure dual CD)")
-	fs.Float64Var(&t.lambda, "lambda", 0, "lasso: the L1 penalty λ of ½‖Xw − y‖² + λ‖w‖₁ (scikit-learn's alpha = λ/rows)")
-	fs.BoolVar(&t.intercept, "intercept", false, "lasso: fit an unpenalised intercept")
-	fs.Float64Var(&t.gap, "gap", 0, "lasso: stop when the duality gap is below this instead of the KKT tolerance -e")
-	fs.IntVar(&t.lambdaPath, "lambda-path", 0, "lasso: fit this many λ from λ_max down (geometric, warm starts); saves the last model")
-	fs.Float64Var(&t.lambdaRatio, "lambda-ratio", 1e-3, "lasso: smallest λ of --lambda-path as a fraction of λ_max")
-	t.data.register(fs)
-	fs.Usage = trainUsage(fs, stderr)
-	if err := parseFlags(fs, args); err != nil {
+	fs, t, solverFlag := newTrainFlags(stdout)
+	if err := fs.parse(args); err != nil {
 		return err
 	}
+	t.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { t.set[f.Name] = true })
 	if fs.NArg() < 1 || fs.NArg() > 2 {
-		fs.Usage()
-		return usagef("train takes DATA and an optional MODEL")
+		return fs.args("train takes DATA and an optional MODEL")
 	}
 	if t.solver, err = parseSolver(*solverFlag); err != nil {
 		return err
 	}
-	if !(t.c > 0) || math.IsInf(t.c, 0) {
-		return usagef("-c %g: C must be a positive number", t.c)
-	}
-	if t.eps < 0 || math.IsNaN(t.eps) {
-		return usagef("-e %g: eps must be a positive number", t.eps)
+	if err := t.check(); err != nil {
+		return err
 	}
 	sel, err := acfcd.ParseSelection(t.sel)
 	if err != nil {
 		return usagef("--select %s: %v", t.sel, err)
 	}
-	if t.fallback != "newton" && t.fallback != "none" {
-		return usagef("--fallback %q: want newton or none", t.fallback)
-	}
-	if t.report != "" && t.report != "json" {
-		return usagef("--report %q: the only report format is json", t.report)
-	}
-	if t.solver == acfcd.Lasso {
-		if t.lambdaPath == 0 && !(t.lambda > 0) {
-			return usagef("-s lasso needs --lambda L > 0 (or --lambda-path N)")
-		}
-		if t.lambdaPath < 0 || !(t.lambdaRatio > 0 && t.lambdaRatio <= 1) {
-			return usagef("--lambda-path needs N >= 1 and 0 < --lambda-ratio <= 1")
-		}
-		if t.gap < 0 {
-			return usagef("--gap %g: must be >= 0", t.gap)
-		}
-		if t.folds > 0 {
-			return usagef("-v is for classifiers; the lasso reports its error with acfcd predict")
-		}
-	} else if t.lambda != 0 || t.intercept || t.gap != 0 || t.lambdaPath != 0 {
-		return usagef("--lambda, --intercept, --gap and --lambda-path are for -s lasso")
-	}
-	if t.folds == 1 || t.folds < 0 {
-		return usagef("-v %d: n-fold cross validation needs n >= 2", t.folds)
+	if err := checkSelection(t.solver, sel); err != nil {
+		return err
 	}
 	dataPath := fs.Arg(0)
 	modelPath := filepath.Base(dataPath) + ".model"
 	if fs.NArg() == 2 {
 		modelPath = fs.Arg(1)
+	} else if dataPath == "-" && t.folds == 0 {
+		return fs.args("train - reads DATA from standard input and then needs MODEL (- for standard output)")
 	}
 
-	if t.folds == 0 {
+	// The model on standard output keeps stdout for the model alone: the
+	// summary and report go to stderr.
+	info := stdout
+	if t.folds == 0 && (modelPath == "-" || atomicfile.IsStdout(modelPath)) {
+		info = stderr
+	}
+	if t.folds == 0 && modelPath != "-" {
 		// An unwritable MODEL is reported now, not after the training.
 		if err := atomicfile.Check(modelPath); err != nil {
 			return err
@@ -181,116 +165,411 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	go func() { <-ctx.Done(); stop() }() // a second signal ends the process (see interrupt.go)
 	d, err := loadInterruptible(ctx, stderr, dataPath, t.data.options())
 	if err != nil {
-		return err
+		return cliError(err)
 	}
 	defer d.Close()
 	p := t.params(weights, sel)
 	if isTerminal(stderr) && !t.quiet {
 		p.Progress = func(pr acfcd.Progress) {
-			fold := ""
-			if pr.Fold > 0 {
-				fold = fmt.Sprintf("fold %d ", pr.Fold)
-			}
-			fmt.Fprintf(stderr, "\r%sclass %d epoch %d violation %.3g objective %.10g   ", fold, pr.Class, pr.Epoch, pr.Violation, pr.Objective)
+			fmt.Fprintf(stderr, "\r%s   ", progressLine(pr, t.folds))
 		}
 	}
 
 	if t.folds > 0 {
-		return crossValidate(ctx, stdout, stderr, d, p, t.folds)
+		return crossValidate(ctx, stdout, stderr, d, p, t.folds, t.quiet)
 	}
 
 	var m *acfcd.Model
 	var res *acfcd.Result
 	if t.solver == acfcd.Lasso && t.lambdaPath > 0 {
-		m, res, err = lassoPath(ctx, stdout, d, p, t.lambdaPath, t.lambdaRatio, t.quiet)
+		m, res, err = lassoPath(ctx, info, d, p, t.lambdaPath, t.lambdaRatio, t.quiet)
 	} else {
 		m, res, err = acfcd.Train(ctx, d, p)
 	}
 	if p.Progress != nil {
 		fmt.Fprintln(stderr)
 	}
-	if m != nil && t.bias == 0 && t.solver.Classifier() {
+	if m != nil && t.bias == 0 && t.solver != acfcd.Lasso {
 		m = zeroBias(m)
 	}
 	if res != nil && res.Cancelled {
-		return interrupted(m, res, modelPath, t.savePartial)
+		return interrupted(stdout, m, res, modelPath, t.savePartial)
 	}
 	if err != nil {
-		return err
+		return cliError(err)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "acfcd: warning: %s\n", w) // e.g. a -wi label that does not occur
+		fmt.Fprintf(stderr, "acfcd: warning: %s\n", cliWords(w)) // e.g. a -wi label that does not occur
 	}
 	if !t.quiet {
-		printSummary(stdout, res)
+		printBlocks(info, t.solver, m, res)
+		printTotals(info, res)
 	}
 	if res.HitEpochCap {
 		fmt.Fprintf(stderr, "acfcd: warning: reached the cap of %d epochs before converging (violation %g, gap %g); the model is not converged (raise --max-epochs)\n", res.Epochs, res.Violation, res.Gap)
 	}
-	if err := m.Save(modelPath); err != nil {
+	if err := saveModel(stdout, m, modelPath); err != nil {
 		return err
 	}
 	if t.report == "json" {
-		return writeReport(stdout, res)
+		return writeReport(info, res)
 	}
 	return nil
 }
 
-// trainUsage prints the flags with liblinear's -wi, which the flag package
-// does not list because it is parsed separately.
-func trainUsage(fs interface{ PrintDefaults() }, stderr io.Writer) func() {
-	return func() {
-		fmt.Fprintf(stderr, "usage: acfcd train [flags] DATA [MODEL]\n\n")
-		fmt.Fprintf(stderr, "Train a linear model on DATA (libsvm text, .gz/.bz2, NDJSON or a binary cache) and\n")
-		fmt.Fprintf(stderr, "write it in liblinear's model format to MODEL (default: DATA's base name + \".model\").\n\nFlags:\n")
-		fs.PrintDefaults()
-		fmt.Fprintf(stderr, "  -wi weight\n    \tweight of class i: C of class i is weight*C (e.g. -w1 5 -w-1 0.5)\n")
+// newTrainFlags returns train's flag set and the values it sets.
+func newTrainFlags(stdout io.Writer) (*flagSet, *trainFlags, *string) {
+	fs := newFlagSet("train", stdout)
+	t := &trainFlags{}
+	solverFlag := fs.String("s", "1", "type of solver")
+	fs.Float64Var(&t.c, "c", 1, "cost C")
+	fs.Float64Var(&t.p, "p", acfcd.DefaultP, "epsilon of the SVR loss")
+	fs.Float64Var(&t.nu, "n", acfcd.DefaultNu, "nu of the one-class SVM")
+	fs.Float64Var(&t.eps, "e", 0, "tolerance of the termination criterion")
+	fs.Float64Var(&t.bias, "B", -1, "bias")
+	fs.BoolVar(&t.noRegBias, "R", false, "do not regularise the bias")
+	fs.IntVar(&t.folds, "v", 0, "n-fold cross validation")
+	fs.BoolVar(&t.quiet, "q", false, "quiet")
+	fs.StringVar(&t.sel, "select", "", "coordinate selection, by solver (its default first):\n"+selectionTable())
+	fs.Uint64Var(&t.seed, "seed", 1, "random seed: the same seed gives the same model, bit for bit, on every CPU")
+	fs.StringVar(&t.report, "report", "", "json: print the training report as one JSON object on the last line of stdout")
+	fs.IntVar(&t.maxEpochs, "max-epochs", 0, "cap on epochs (default 1000 as liblinear 2.3; lasso 100000)")
+	fs.BoolVar(&t.savePartial, "save-partial", false, "when SIGINT or SIGTERM interrupts training, save the unconverged model to MODEL\n(the exit status is still 1; without this flag nothing is written)")
+	fs.StringVar(&t.fallback, "fallback", "newton", "-s 1, 3, 7: newton (a stalling dual hands over to primal Newton, for -s 3 to an\ninterior-point method on the dual, then the dual KKT check certifies the answer;\nliblinear 2.50 switches -s 1 and 7 after 300 epochs; also moves identical rows with\nopposite labels together) or none (pure dual CD)")
+	fs.Float64Var(&t.lambda, "lambda", 0, "lasso: the L1 penalty λ of ½‖Xw − y‖² + λ‖w‖₁ (scikit-learn's alpha = λ/rows)")
+	fs.BoolVar(&t.intercept, "intercept", false, "lasso: fit an unpenalised intercept")
+	fs.Float64Var(&t.gap, "gap", 0, "lasso: stop when the duality gap is below this instead of the KKT tolerance -e")
+	fs.IntVar(&t.lambdaPath, "lambda-path", 0, "lasso: fit this many λ from λ_max down (geometric, warm starts); saves the last model")
+	fs.Float64Var(&t.lambdaRatio, "lambda-ratio", 1e-3, "lasso: smallest λ of --lambda-path as a fraction of λ_max")
+	t.data.register(fs)
+	fs.help = func(w io.Writer) { trainUsage(w, fs.FlagSet) }
+	return fs, t, solverFlag
+}
+
+// check refuses, before any data is read, flag values that liblinear
+// refuses or that acfcd would otherwise replace by defaults.
+func (t *trainFlags) check() error {
+	s := t.solver
+	if !(t.c > 0) || math.IsInf(t.c, 0) {
+		return usagef("-c %g: C must be a positive number", t.c)
 	}
+	if t.set["e"] && (!(t.eps > 0) || math.IsInf(t.eps, 0)) {
+		return usagef("-e %g: the tolerance must be a positive number (without -e each solver has its default)", t.eps)
+	}
+	if t.set["p"] && (!(t.p >= 0) || math.IsInf(t.p, 0)) {
+		return usagef("-p %g: the epsilon of the SVR loss must be a number >= 0", t.p)
+	}
+	if t.set["n"] && !(t.nu > 0 && t.nu <= 1) {
+		return usagef("-n %g: nu must be in (0, 1]", t.nu)
+	}
+	if math.IsNaN(t.bias) || math.IsInf(t.bias, 0) {
+		return usagef("-B %g: the bias must be a finite number", t.bias)
+	}
+	if s == acfcd.OneClassSVM && t.bias >= 0 {
+		return usagef("-B %g: -s 21 (one-class SVM) has no bias term (liblinear refuses -B with -s 21 too)", t.bias)
+	}
+	if t.noRegBias {
+		switch s {
+		case acfcd.LogisticPrimal, acfcd.SquaredHingePrimal, acfcd.L1SquaredHinge, acfcd.L1Logistic, acfcd.SquaredSVRPrimal:
+		default:
+			return usagef("-R is for -s 0, 2, 5, 6 and 11 (liblinear's solvers that can leave the bias unregularised)")
+		}
+		if t.bias != 1 {
+			return usagef("-R needs -B 1: it leaves the weight of that bias feature out of the regulariser")
+		}
+	}
+	if t.set["max-epochs"] && t.maxEpochs < 1 {
+		return usagef("--max-epochs %d: the cap must be at least 1 (without --max-epochs each solver has its default)", t.maxEpochs)
+	}
+	if t.fallback != "newton" && t.fallback != "none" {
+		return usagef("--fallback %q: want newton or none", t.fallback)
+	}
+	if t.report != "" && t.report != "json" {
+		return usagef("--report %q: the only report format is json", t.report)
+	}
+	if t.set["v"] && t.folds < 2 {
+		return usagef("-v %d: n-fold cross validation needs n >= 2", t.folds)
+	}
+	if s == acfcd.Lasso {
+		if t.lambdaPath == 0 && !(t.lambda > 0 && !math.IsInf(t.lambda, 0)) {
+			return usagef("-s lasso needs --lambda L > 0 (or --lambda-path N)")
+		}
+		if t.lambdaPath < 0 || !(t.lambdaRatio > 0 && t.lambdaRatio <= 1) {
+			return usagef("--lambda-path needs N >= 1 and 0 < --lambda-ratio <= 1")
+		}
+		if !(t.gap >= 0) || math.IsInf(t.gap, 0) {
+			return usagef("--gap %g: must be a number >= 0", t.gap)
+		}
+		if t.folds > 0 && t.lambdaPath > 0 {
+			return usagef("-v cross-validates one λ (--lambda), not a --lambda-path")
+		}
+	} else if t.lambda != 0 || t.intercept || t.gap != 0 || t.lambdaPath != 0 {
+		return usagef("--lambda, --intercept, --gap and --lambda-path are for -s lasso")
+	}
+	return nil
+}
+
+// checkSelection refuses a --select the solver does not take.
+func checkSelection(p acfcd.Problem, sel acfcd.Selection) error {
+	if sel == acfcd.AutoSelection {
+		return nil
+	}
+	takes := p.Selections()
+	for _, s := range takes {
+		if s == sel {
+			return nil
+		}
+	}
+	names := make([]string, len(takes))
+	for k, s := range takes {
+		names[k] = s.String()
+	}
+	return usagef("--select %s: -s %s takes %s", sel, p.Flag(), strings.Join(names, ", "))
+}
+
+// selectionTable lists the selections each solver takes, solvers with
+// the same list on one line.
+func selectionTable() string {
+	var order []string
+	groups := map[string][]string{}
+	for _, st := range model.SolverTypes() {
+		p, err := acfcd.ParseProblem(st.Flag)
+		if err != nil {
+			continue
+		}
+		var names []string
+		for _, s := range p.Selections() {
+			names = append(names, s.String())
+		}
+		key := strings.Join(names, ", ")
+		if groups[key] == nil {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], st.Flag)
+	}
+	var b strings.Builder
+	for k, key := range order {
+		if k > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "  -s %s: %s", strings.Join(groups[key], ", "), key)
+	}
+	return b.String()
+}
+
+// trainUsage prints train's usage: liblinear-train's options in its words,
+// then acfcd's.
+func trainUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `usage: acfcd train [options] DATA [MODEL]
+
+Trains a linear model on DATA (libsvm text, .gz/.bz2, NDJSON or a binary cache;
+- for standard input) and writes it in liblinear's model format to MODEL
+(default: DATA's base name + ".model"; - for standard output).
+
+options (liblinear-train's):
+-s type : set type of solver (default 1)
+  for multi-class classification
+	 0 -- L2-regularized logistic regression (primal)
+	 1 -- L2-regularized L2-loss support vector classification (dual)
+	 2 -- L2-regularized L2-loss support vector classification (primal)
+	 3 -- L2-regularized L1-loss support vector classification (dual)
+	 4 -- support vector classification by Crammer and Singer
+	 5 -- L1-regularized L2-loss support vector classification
+	 6 -- L1-regularized logistic regression
+	 7 -- L2-regularized logistic regression (dual)
+  for regression
+	11 -- L2-regularized L2-loss support vector regression (primal)
+	12 -- L2-regularized L2-loss support vector regression (dual)
+	13 -- L2-regularized L1-loss support vector regression (dual)
+  for outlier detection
+	21 -- one-class support vector machine (dual)
+  acfcd's own
+	ww -- Weston-Watkins multi-class support vector classification (dual)
+	lasso -- L1-regularized least squares regression, min 1/2 |Xw - y|^2 + lambda |w|_1
+	         (primal; --lambda)
+-c cost : set the parameter C (default 1)
+-p epsilon : set the epsilon in loss function of SVR (default 0.1)
+-n nu : set the parameter nu of one-class SVM (default 0.5)
+-e epsilon : set tolerance of termination criterion (must be > 0)
+	-s 0 and 2
+		|f'(w)|_2 <= eps*min(pos,neg)/l*|f'(w0)|_2,
+		where f is the primal function and pos/neg are # of
+		positive/negative data (default 0.01)
+	-s 11
+		|f'(w)|_2 <= eps*|f'(w0)|_2 (default 0.0001)
+	-s 1, 3, 4, 7, 21 and ww
+		Dual maximal violation <= eps; similar to libsvm (default 0.1 except 0.01 for -s 21);
+		for -s 1, 3, 7 and ww acfcd certifies it with a full pass over all examples
+	-s 5 and 6
+		|f'(w)|_1 <= eps*min(pos,neg)/l*|f'(w0)|_1,
+		where f is the primal function (default 0.01)
+	-s 12 and 13
+		|f'(alpha)|_1 <= eps |f'(alpha0)|,
+		where f is the dual function (default 0.1)
+	-s lasso
+		largest KKT violation <= eps (default 1e-3*max(lambda, 1e-3*lambda_max))
+-B bias : if bias >= 0, instance x becomes [x; bias]; if < 0, no bias term added (default -1)
+-R : not regularize the bias; must with -B 1 to have the bias (for -s 0, 2, 5, 6, 11)
+-wi weight : weights adjust the parameter C of different classes: C of class i is weight*C
+	(e.g. -w1 5 -w-1 0.5; a label given twice gets the product of its weights)
+-v n : n-fold cross validation mode (accuracy; mean squared error and squared
+	correlation coefficient for -s 11, 12, 13 and lasso)
+`)
+	if fs.Lookup("C") != nil {
+		fmt.Fprint(w, "-C : find parameters (C for -s 0, 2 and C, p for -s 11)\n")
+	}
+	fmt.Fprint(w, "-q : quiet mode (no outputs)\n\noptions (acfcd's):\n")
+	printFlags(w, fs, liblinearFlags)
 }
 
 // zeroBias gives m liblinear's layout for -B 0: a bias feature of value 0,
 // which changes no weight, only the file (a "bias 0" line and a row of
 // zero weights).
 func zeroBias(m *acfcd.Model) *acfcd.Model {
+	if m.Bias >= 0 {
+		return m
+	}
 	z := *m
 	z.Bias = 0
 	z.W = append(append(make([]float64, 0, len(m.W)+m.NrW), m.W...), make([]float64, m.NrW)...)
 	return &z
 }
 
-// printSummary prints what liblinear prints after training.
-func printSummary(w io.Writer, r *acfcd.Result) {
-	// liblinear's #iter counts sweeps; acfcd's epochs are the same unit.
-	fmt.Fprintf(w, "optimization finished, #iter = %d (%d coordinate steps, %s selection)\n", r.Epochs, r.Iterations, r.Select)
-	if r.NewtonSteps > 0 {
-		if r.Solver == "L2R_L1LOSS_SVC_DUAL" {
-			fmt.Fprintf(w, "the dual stalled: %d interior-point iterations took over, then the full dual KKT check\n", r.NewtonSteps)
+// saveModel writes m to path, or to stdout for "-".
+func saveModel(stdout io.Writer, m *acfcd.Model, path string) error {
+	if path != "-" {
+		return m.Save(path)
+	}
+	bw := bufio.NewWriter(stdout)
+	if _, err := m.WriteTo(bw); err != nil {
+		return fmt.Errorf("write model to standard output: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write model to standard output: %w", err)
+	}
+	return nil
+}
+
+// printBlocks prints what liblinear prints after training each
+// subproblem: one block per one-vs-rest class, in class order.
+func printBlocks(w io.Writer, p acfcd.Problem, m *acfcd.Model, r *acfcd.Result) {
+	blocks := r.Classes
+	if len(blocks) == 0 {
+		blocks = []acfcd.Result{*r}
+	}
+	for k := range blocks {
+		printBlock(w, p, m, &blocks[k])
+	}
+}
+
+// printBlock prints one subproblem's lines as liblinear's solver prints
+// them: "#iter", "Objective value" and, by solver, "nSV" (the dual
+// solvers but -s 7), "#nonzeros/#features" (-s 5, 6) and "rho" (-s 21).
+func printBlock(w io.Writer, p acfcd.Problem, m *acfcd.Model, b *acfcd.Result) {
+	fmt.Fprintf(w, "optimization finished, #iter = %d\n", b.Epochs)
+	if b.NewtonSteps > 0 {
+		if p == acfcd.HingeDual {
+			fmt.Fprintf(w, "the dual stalled: %d interior-point iterations took over, then the full dual KKT check\n", b.NewtonSteps)
 		} else {
-			fmt.Fprintf(w, "the dual stalled: %d primal Newton steps took over, then the full dual KKT check\n", r.NewtonSteps)
+			fmt.Fprintf(w, "the dual stalled: %d primal Newton steps took over, then the full dual KKT check\n", b.NewtonSteps)
 		}
 	}
-	fmt.Fprintf(w, "Objective value = %f\n", r.Objective)
-	fmt.Fprintf(w, "max violation = %g, duality gap = %g, nnz(w) = %d, %.3f s\n", r.Violation, r.Gap, r.NNZW, r.Seconds)
+	fmt.Fprintf(w, "Objective value = %s\n", cFloat(b.Objective))
+	switch p {
+	case acfcd.SquaredHingeDual, acfcd.HingeDual, acfcd.CrammerSinger, acfcd.SquaredSVRDual, acfcd.SVRDual, acfcd.OneClassSVM:
+		if b.SupportVectors >= 0 {
+			fmt.Fprintf(w, "nSV = %d\n", b.SupportVectors)
+		}
+	case acfcd.L1SquaredHinge, acfcd.L1Logistic:
+		if m != nil {
+			size := m.NumFeature
+			if m.Bias >= 0 {
+				size++
+			}
+			fmt.Fprintf(w, "#nonzeros/#features = %d/%d\n", b.NNZW, size)
+		}
+	}
+	if p == acfcd.OneClassSVM && m != nil {
+		fmt.Fprintf(w, "rho = %s\n", cFloat(m.Rho))
+	}
 }
+
+// printTotals prints acfcd's own line after liblinear's: what the run
+// cost and how well it converged.
+func printTotals(w io.Writer, r *acfcd.Result) {
+	fmt.Fprintf(w, "max violation = %g, duality gap = %g, nnz(w) = %d, %d coordinate steps (%s selection), %.3f s\n",
+		r.Violation, r.Gap, r.NNZW, r.Iterations, r.Select, r.Seconds)
+}
+
+// cFloat formats x as C's "%f" does (liblinear's "%lf"): six decimals;
+// "nan", "inf" and "-inf" as C writes them.
+func cFloat(x float64) string {
+	if s, ok := cSpecial(x); ok {
+		return s
+	}
+	return strconv.FormatFloat(x, 'f', 6, 64)
+}
+
+// cG formats x as C's "%g" does: six significant digits, trailing zeros
+// removed.
+func cG(x float64) string {
+	if s, ok := cSpecial(x); ok {
+		return s
+	}
+	return strconv.FormatFloat(x, 'g', 6, 64)
+}
+
+func cSpecial(x float64) (string, bool) {
+	switch {
+	case math.IsNaN(x):
+		return "nan", true
+	case math.IsInf(x, 1):
+		return "inf", true
+	case math.IsInf(x, -1):
+		return "-inf", true
+	}
+	return "", false
+}
+
+// progressLine is the progress line of a terminal: where the training is
+// (fold, class label, k of K) and how far it got.
+func progressLine(pr acfcd.Progress, folds int) string {
+	var b strings.Builder
+	if pr.Fold > 0 {
+		fmt.Fprintf(&b, "fold %d of %d, ", pr.Fold, folds)
+	}
+	switch {
+	case pr.Subproblems > 1:
+		fmt.Fprintf(&b, "class %s (%d of %d), ", labelText(pr.Label), pr.Class+1, pr.Subproblems)
+	case pr.Subproblems == 0 && pr.Class > 0:
+		fmt.Fprintf(&b, "class %d, ", pr.Class+1)
+	}
+	fmt.Fprintf(&b, "epoch %d, violation %.3g, objective %.10g", pr.Epoch, pr.Violation, pr.Objective)
+	return b.String()
+}
+
+// labelText writes a class label in full ("1234567", not "1.23457e+06").
+func labelText(l float64) string { return strconv.FormatFloat(l, 'f', -1, 64) }
 
 // report is the --report json object.
 type report struct {
-	Solver     string  `json:"solver"`
-	Select     string  `json:"select"`
-	C          float64 `json:"C"`
-	Eps        float64 `json:"eps"`
-	Iterations int64   `json:"iterations"`
-	Epochs     int     `json:"epochs"`
-	Operations int64   `json:"operations"`
-	Seconds    float64 `json:"seconds"`
-	Objective  float64 `json:"objective"`
-	Primal     jsonNum `json:"primal"`
-	Gap        jsonNum `json:"gap"`
-	Violation  jsonNum `json:"violation"`
-	NNZW       int     `json:"nnz_w"`
-	Converged  bool    `json:"converged"`
-	EpochCap   bool    `json:"hit_epoch_cap"`
-	Newton     int     `json:"newton_steps"`
+	Solver         string  `json:"solver"`
+	Select         string  `json:"select"`
+	C              float64 `json:"C"`
+	Eps            float64 `json:"eps"`
+	Iterations     int64   `json:"iterations"`
+	Epochs         int     `json:"epochs"`
+	Operations     int64   `json:"operations"`
+	Seconds        float64 `json:"seconds"`
+	Objective      float64 `json:"objective"`
+	Primal         jsonNum `json:"primal"`
+	Gap            jsonNum `json:"gap"`
+	Violation      jsonNum `json:"violation"`
+	NNZW           int     `json:"nnz_w"`
+	SupportVectors int     `json:"n_sv"`
+	Converged      bool    `json:"converged"`
+	EpochCap       bool    `json:"hit_epoch_cap"`
+	Newton         int     `json:"newton_steps"`
 }
 
 // jsonNum is a number that is null in JSON when it is NaN (the primal
@@ -306,7 +585,8 @@ func (x jsonNum) MarshalJSON() ([]byte, error) {
 
 func writeReport(w io.Writer, r *acfcd.Result) error {
 	b, err := json.Marshal(report{r.Solver, r.Select, r.C, r.Eps, r.Iterations, r.Epochs, r.Operations,
-		r.Seconds, r.Objective, jsonNum(r.Primal), jsonNum(r.Gap), jsonNum(r.Violation), r.NNZW, r.Converged, r.HitEpochCap, r.NewtonSteps})
+		r.Seconds, r.Objective, jsonNum(r.Primal), jsonNum(r.Gap), jsonNum(r.Violation), r.NNZW, r.SupportVectors,
+		r.Converged, r.HitEpochCap, r.NewtonSteps})
 	if err != nil {
 		return err
 	}
@@ -334,11 +614,22 @@ func lassoPath(ctx context.Context, stdout io.Writer, d *acfcd.Dataset, p acfcd.
 	}
 	res := &acfcd.Result{Solver: "LASSO", Select: sel.String(), Eps: p.Eps, Objective: last.Objective, Primal: last.Objective,
 		Gap: last.Gap, Violation: last.Violation, Converged: last.Converged, Cancelled: err != nil,
-		NNZW: last.Model.NNZ()}
+		NNZW: last.Model.NNZ(), SupportVectors: -1}
 	for _, pt := range pts {
 		res.Iterations += pt.Iterations
 		res.Epochs += pt.Epochs
 		res.Seconds += pt.Seconds
 	}
 	return last.Model, res, nil
+}
+
+// kindOf returns what a model predicts.
+func kindOf(m *acfcd.Model) model.Kind {
+	if st, ok := model.LookupSolverType(m.SolverType); ok {
+		return st.Kind
+	}
+	if len(m.Labels) > 0 {
+		return model.Classifier
+	}
+	return model.Regression
 }

@@ -11,12 +11,12 @@ import (
 )
 
 func runVersion(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("version", stderr)
-	if err := parseFlags(fs, args); err != nil {
+	fs := newFlagSet("version", stdout)
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
-		return usagef("version takes no arguments")
+		return fs.args("version takes no arguments")
 	}
 	version := "(devel)"
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {

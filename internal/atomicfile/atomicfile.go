@@ -13,14 +13,26 @@
 // IsTemp recognises its name. Nothing deletes such files automatically,
 // since another process may be writing the same target at that moment.
 //
-// # Targets that are not regular files
+// # What a path refers to
 //
-// A character device or a named pipe at the path (/dev/null, /dev/full,
-// /dev/stdout, a FIFO; also behind a symbolic link) is not replaced:
-// renaming a regular file over it would, for root, destroy the device node.
-// Write writes to it directly instead, without a temporary file, as to any
-// stream; WriteFile, whose fill may seek, refuses it. Block devices,
-// sockets and other special files are refused by both.
+// Only a regular file (or nothing) is ever replaced. The path is followed
+// through symbolic links first:
+//
+//   - a link to a regular file (or to nothing yet) gets its target
+//     replaced, in the target's folder; the link stays a link;
+//   - a descriptor of this process, /dev/stdout, /dev/stderr, /dev/fd/N,
+//     /proc/self/fd/N (and links to them), is written through that
+//     descriptor itself, whatever it is open on (a terminal, a pipe, a
+//     socket, a regular file, which then keeps its offset and append mode
+//     as the shell opened it): renaming a file over /dev/stdout would, for
+//     root, replace the system's link and leave the real output empty;
+//   - a character device or a named pipe (/dev/null, /dev/full, a FIFO) is
+//     opened and written in place: renaming over it would, for root,
+//     destroy the device node.
+//
+// Block devices, sockets and other special files at a path are refused.
+// WriteFile, whose fill may seek, writes for such streams into an unnamed
+// temporary file in os.TempDir and copies it to the stream at the end.
 package atomicfile
 
 import (
@@ -31,6 +43,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -38,16 +51,17 @@ import (
 // Write replaces the file at path with what fill writes.
 //
 // fill writes into a buffered writer on a temporary file created in the
-// same folder (see the package comment). Write then flushes the buffer,
-// fsyncs and closes the file, gives it the permissions of the file it
-// replaces (0644 for a new file), renames it over path and fsyncs the
-// folder so that the rename itself is durable. If path is a symbolic link
-// to a regular file, the link is replaced by a regular file. A character
-// device or named pipe at path is written directly.
+// target's folder (see the package comment). Write then flushes the
+// buffer, fsyncs and closes the file, gives it the permissions of the file
+// it replaces (0644 for a new file), renames it over the target and fsyncs
+// the folder so that the rename itself is durable. A symbolic link keeps
+// pointing to its target, whose content is replaced; a descriptor, a
+// character device or a named pipe is written directly (see the package
+// comment).
 //
 // If anything fails, including fill returning an error or panicking, the
-// temporary file is removed, the old file at path is left untouched, and
-// the returned error names path (never the temporary file).
+// temporary file is removed, the old file is left untouched, and the
+// returned error names path (never the temporary file).
 func Write(path string, fill func(w *bufio.Writer) error) error {
 	return write(path, true, func(f *os.File) error {
 		w := bufio.NewWriterSize(newWriter(f), 256<<10)
@@ -59,20 +73,32 @@ func Write(path string, fill func(w *bufio.Writer) error) error {
 }
 
 // WriteFile is Write for writers that need the file itself, to seek or
-// to write at offsets (WriteAt); the file starts empty at offset 0. The
-// target must be a regular file or not exist yet.
+// to write at offsets (WriteAt); the file starts empty at offset 0. A
+// target that is not a regular file (a descriptor, a device, a pipe) gets
+// the content of an unnamed temporary file in os.TempDir, copied once
+// fill has finished.
 func WriteFile(path string, fill func(f *os.File) error) error {
 	return write(path, false, fill)
 }
 
 // Check returns the error Write would give for path before fill is
 // called: a missing folder, a path that names a folder, a folder where
-// files cannot be created. It creates and removes a temporary file to
-// find out. Commands call it before long work whose result goes to path.
-func Check(path string) error { return check(path, true) }
+// files cannot be created, a descriptor that is not open. It creates and
+// removes a temporary file to find out. Commands call it before long work
+// whose result goes to path.
+func Check(path string) error { return check(path) }
 
 // CheckFile is Check for WriteFile.
-func CheckFile(path string) error { return check(path, false) }
+func CheckFile(path string) error { return check(path) }
+
+// IsStdout reports whether path refers to this process's standard output
+// (/dev/stdout, /dev/fd/1, /proc/self/fd/1, or a link to one of them), so
+// that a command writing a file there can keep its other messages off
+// standard output.
+func IsStdout(path string) bool {
+	t, err := resolve(path)
+	return err == nil && t.kind == descriptor && t.fd == 1
+}
 
 // IsTemp reports whether name (a base name, as os.ReadDir lists it) is a
 // temporary file of this package (or of a writer that follows its naming,
@@ -101,45 +127,106 @@ func (w fileWriter) Write(b []byte) (int, error) {
 	return n, unwrapPath(err)
 }
 
+// What a path refers to, once followed through links.
+const (
+	replace    = iota // a regular file or nothing: a temporary file renamed over it
+	stream            // a character device or named pipe: opened and written
+	descriptor        // a descriptor of this process: written through a duplicate
+)
+
 // target is what a path refers to.
 type target struct {
-	dir, base string
+	kind      int
+	path      string // the final target: path with its links followed
+	dir, base string // replace: path's folder and name
 	perm      fs.FileMode
-	direct    bool // a stream (character device, named pipe): write in place
+	fd        int // descriptor
 }
 
-// inspect checks path and returns what Write needs to know about it.
-func inspect(path string, streams bool) (t target, err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	if base == "" || base == "." || base == ".." {
-		return t, fmt.Errorf("write %s: not a file name", path)
-	}
-	t = target{dir: dir, base: base, perm: 0o644}
-	fi, err := os.Stat(path) // follows links: what the data would go to
-	if err != nil {
-		// Nothing there, a dangling link (replaced like a file), or a
-		// folder that cannot be searched or is not one: creating the
-		// temporary file finds out and says which.
-		return t, nil
-	}
-	m := fi.Mode()
-	switch {
-	case m.IsDir():
-		return t, fmt.Errorf("write %s: is a directory", path)
-	case m.IsRegular():
-		t.perm = m.Perm()
-	case m&fs.ModeCharDevice != 0 || m&fs.ModeNamedPipe != 0:
-		if !streams {
+// maxLinks bounds the links followed, as the kernel's ELOOP does.
+const maxLinks = 40
+
+// resolve follows path through symbolic links and returns what the data
+// would go to.
+func resolve(path string) (t target, err error) {
+	p := path
+	for range maxLinks {
+		if fd, ok := descriptorOf(p); ok {
+			return target{kind: descriptor, path: p, fd: fd}, nil
+		}
+		dir, base := filepath.Split(p)
+		if dir == "" {
+			dir = "."
+		}
+		if base == "" || base == "." || base == ".." {
+			return t, fmt.Errorf("write %s: not a file name", path)
+		}
+		t = target{kind: replace, path: p, dir: dir, base: base, perm: 0o644}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			// Nothing there (a new file, also at the end of a dangling
+			// link), or a folder that cannot be searched or is not one:
+			// creating the temporary file finds out and says which.
+			return t, nil
+		}
+		m := fi.Mode()
+		switch {
+		case m&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return t, fmt.Errorf("write %s: %w", path, unwrapPath(err))
+			}
+			if !filepath.IsAbs(link) {
+				link = filepath.Join(dir, link)
+			}
+			p = link
+			continue
+		case m.IsDir():
+			return t, fmt.Errorf("write %s: is a directory", path)
+		case m.IsRegular():
+			t.perm = m.Perm()
+		case m&fs.ModeCharDevice != 0 || m&fs.ModeNamedPipe != 0:
+			t.kind = stream
+		default:
 			return t, fmt.Errorf("write %s: is a %s, not a regular file", path, kindOf(m))
 		}
-		t.direct = true
-	default:
-		return t, fmt.Errorf("write %s: is a %s, not a regular file", path, kindOf(m))
+		return t, nil
 	}
-	return t, nil
+	return t, fmt.Errorf("write %s: too many levels of symbolic links", path)
+}
+
+// descriptorOf reports whether p names a descriptor of this process:
+// /dev/fd/N (a folder of its own on the BSDs and macOS), or, with the
+// links in its folder followed (Linux's /dev/fd and /proc/self are links),
+// /proc/PID/fd/N or /proc/PID/task/TID/fd/N of this process.
+func descriptorOf(p string) (int, bool) {
+	if !filepath.IsAbs(p) {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return 0, false
+		}
+		p = abs
+	}
+	dir, base := filepath.Split(p)
+	fd, err := strconv.Atoi(base)
+	if err != nil || fd < 0 || strconv.Itoa(fd) != base {
+		return 0, false
+	}
+	dir = filepath.Clean(dir)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	if dir == "/dev/fd" {
+		return fd, true
+	}
+	pid := strconv.Itoa(os.Getpid())
+	parts := strings.Split(strings.TrimPrefix(dir, "/"), "/")
+	switch {
+	case len(parts) == 3 && parts[0] == "proc" && parts[1] == pid && parts[2] == "fd",
+		len(parts) == 5 && parts[0] == "proc" && parts[1] == pid && parts[2] == "task" && parts[4] == "fd":
+		return fd, true
+	}
+	return 0, false
 }
 
 func kindOf(m fs.FileMode) string {
@@ -162,20 +249,34 @@ func createTemp(path string, t target) (*os.File, error) {
 	if err == nil {
 		return f, nil
 	}
+	name := path
+	if filepath.Clean(t.path) != filepath.Clean(path) {
+		name = fmt.Sprintf("%s (a link to %s)", path, t.path)
+	}
 	dir := filepath.Clean(t.dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("write %s: folder %s does not exist", path, dir)
+		return nil, fmt.Errorf("write %s: folder %s does not exist", name, dir)
 	}
 	if st, serr := os.Stat(dir); serr == nil && !st.IsDir() {
-		return nil, fmt.Errorf("write %s: %s is not a folder", path, dir)
+		return nil, fmt.Errorf("write %s: %s is not a folder", name, dir)
 	}
-	return nil, fmt.Errorf("write %s: cannot create a file in folder %s: %w", path, dir, unwrapPath(err))
+	return nil, fmt.Errorf("write %s: cannot create a file in folder %s: %w", name, dir, unwrapPath(err))
 }
 
-func check(path string, streams bool) error {
-	t, err := inspect(path, streams)
-	if err != nil || t.direct {
+func check(path string) error {
+	t, err := resolve(path)
+	if err != nil {
 		return err
+	}
+	switch t.kind {
+	case descriptor:
+		f, err := openDescriptor(t.fd, path)
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	case stream:
+		return nil
 	}
 	f, err := createTemp(path, t)
 	if err != nil {
@@ -186,13 +287,13 @@ func check(path string, streams bool) error {
 	return nil
 }
 
-func write(path string, streams bool, fill func(f *os.File) error) (err error) {
-	t, err := inspect(path, streams)
+func write(path string, buffered bool, fill func(f *os.File) error) (err error) {
+	t, err := resolve(path)
 	if err != nil {
 		return err
 	}
-	if t.direct {
-		return writeDirect(path, fill)
+	if t.kind != replace {
+		return writeDirect(path, t, buffered, fill)
 	}
 	f, err := createTemp(path, t)
 	if err != nil {
@@ -219,7 +320,7 @@ func write(path string, streams bool, fill func(f *os.File) error) (err error) {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := os.Rename(tmp, filepath.Join(t.dir, t.base)); err != nil {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
 	done = true
@@ -229,21 +330,63 @@ func write(path string, streams bool, fill func(f *os.File) error) (err error) {
 	return nil
 }
 
-// writeDirect writes to a character device or named pipe in place.
-func writeDirect(path string, fill func(f *os.File) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+// writeDirect writes to a descriptor, character device or named pipe in
+// place. A fill that may seek (buffered false) writes into an unnamed
+// temporary file first, which is then copied.
+func writeDirect(path string, t target, buffered bool, fill func(f *os.File) error) error {
+	var out *os.File
+	var err error
+	if t.kind == descriptor {
+		out, err = openDescriptor(t.fd, path)
+	} else {
+		out, err = os.OpenFile(t.path, os.O_WRONLY, 0)
+		if err != nil {
+			err = fmt.Errorf("write %s: %w", path, unwrapPath(err))
+		}
+	}
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+		return err
 	}
-	if err := fill(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, dropName(err, path))
+	defer out.Close()
+	if buffered {
+		if err := fill(out); err != nil {
+			return fmt.Errorf("write %s: %w", path, dropName(err, out.Name()))
+		}
+	} else if err := fillAndCopy(path, out, fill); err != nil {
+		return err
 	}
-	if err := f.Close(); err != nil {
+	if err := out.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
 	return nil
 }
+
+// fillAndCopy runs fill on an unnamed temporary file and copies what it
+// wrote to out.
+func fillAndCopy(path string, out *os.File, fill func(f *os.File) error) error {
+	tmp, err := os.CreateTemp("", ".acfcd-out.tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: temporary file: %w", path, unwrapPath(err))
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	if err := fill(tmp); err != nil {
+		return fmt.Errorf("write %s: %w", path, dropName(err, tmp.Name()))
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("write %s: temporary file: %w", path, unwrapPath(err))
+	}
+	if _, err := io.Copy(onlyWriter{out}, tmp); err != nil {
+		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+	}
+	return nil
+}
+
+// onlyWriter hides the ReadFrom of *os.File, whose copy_file_range and
+// splice paths are for files, not for terminals and pipes.
+type onlyWriter struct{ w io.Writer }
+
+func (o onlyWriter) Write(b []byte) (int, error) { return o.w.Write(b) }
 
 // syncDir makes a rename in dir durable. File systems (and systems) that
 // cannot fsync a folder are not an error: there is nothing more to do.

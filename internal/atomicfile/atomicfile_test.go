@@ -210,13 +210,16 @@ func TestWriteDevFull(t *testing.T) {
 	if st, err := os.Lstat(full); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Fatalf("the link to /dev/full was replaced: %v %v", st.Mode(), err)
 	}
-	// WriteFile needs a regular file.
-	err = WriteFile(full, func(f *os.File) error { return nil })
-	if err == nil || err.Error() != "write "+full+": is a character device, not a regular file" {
-		t.Fatalf("WriteFile: %v", err)
+	// WriteFile fills a temporary file and copies it to the device.
+	err = WriteFile(full, func(f *os.File) error {
+		_, err := f.WriteString("cache")
+		return err
+	})
+	if err == nil || err.Error() != "write "+full+": no space left on device" {
+		t.Fatalf("WriteFile: %v, want write %s: no space left on device", err, full)
 	}
-	if err := CheckFile(full); err == nil {
-		t.Fatal("CheckFile accepted /dev/full")
+	if err := CheckFile(full); err != nil {
+		t.Fatalf("CheckFile(/dev/full): %v", err)
 	}
 	if err := Check(full); err != nil {
 		t.Fatalf("Check(/dev/full): %v", err)
