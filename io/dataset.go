@@ -105,6 +105,12 @@ type Options struct {
 	// pipe, a compressed file) may have; 0 or less means DefaultMaxLine. A longer
 	// line, or a NUL byte, stops the stream with an error naming the line.
 	MaxLine int
+	// MaxRatio is the most a gzip or bzip2 input may expand, as a multiple
+	// of its compressed size (of the bytes read so far, for a stream of
+	// unknown size); 0 or less means DefaultMaxRatio. Text beyond it (and
+	// beyond 1 MiB) stops the input with an error naming the file, so that
+	// a small compressed file cannot fill memory.
+	MaxRatio int
 }
 
 // ParseError locates a problem in a text input.
