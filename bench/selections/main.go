@@ -212,7 +212,7 @@ func runProblem(o *options, w io.Writer, name string, d, test *acfcd.Dataset, pr
 							if prob == acfcd.Lasso {
 								fmt.Fprintf(w, " test-mse %.6g", ev.MSE)
 							} else {
-								fmt.Fprintf(w, " test-acc %.4f", ev.Accuracy)
+								fmt.Fprintf(w, " test-acc %.2f%%", ev.Accuracy)
 							}
 						}
 						fmt.Fprintln(w)
