@@ -109,6 +109,12 @@ type Options struct {
 	// (FILE:LINE), so that row i is line i+1: predictions written one per
 	// line then line up with the input's lines.
 	NoBlankLines bool
+	// MaxRatio is the most a gzip or bzip2 input may expand, as a multiple
+	// of its compressed size (of the bytes read so far, for a stream of
+	// unknown size); 0 or less means DefaultMaxRatio. Text beyond it (and
+	// beyond 1 MiB) stops the input with an error naming the file, so that
+	// a small compressed file cannot fill memory.
+	MaxRatio int
 }
 
 // ParseError locates a problem in a text input.

@@ -3,6 +3,7 @@ package dataio
 import (
 	"bytes"
 	"compress/gzip"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -14,7 +15,7 @@ import (
 )
 
 // Small real and broken inputs with the message each gets (empty: valid).
-// TestInputMessages checks the messages; TestWriteFuzzSeeds writes them as
+// TestInputMessages checks the messages; TestFuzzSeeds keeps them as
 // the seed corpus of FuzzLibSVM (io/internal/ndjson and io/internal/cache
 // have their own).
 var libsvmInputs = []struct{ name, text, want string }{
@@ -182,23 +183,17 @@ func TestWhere(t *testing.T) {
 	}
 }
 
-// TestWriteFuzzSeeds writes the seed corpus in testdata/fuzz/FuzzLibSVM
-// from the inputs above when ACFCD_WRITE_SEEDS=1; the files are checked
-// in, and plain `go test` runs them as part of FuzzLibSVM.
-func TestWriteFuzzSeeds(t *testing.T) {
-	if os.Getenv("ACFCD_WRITE_SEEDS") != "1" {
-		t.Skip("set ACFCD_WRITE_SEEDS=1 to rewrite testdata/fuzz")
-	}
-	dir := filepath.Join("testdata", "fuzz", "FuzzLibSVM")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+var updateSeeds = flag.Bool("update-seeds", false, "rewrite testdata/fuzz/FuzzLibSVM from the inputs")
+
+// TestFuzzSeeds: testdata/fuzz/FuzzLibSVM holds a seed for each of the
+// inputs above (-update-seeds writes them), so that plain `go test` runs
+// every one through FuzzLibSVM.
+func TestFuzzSeeds(t *testing.T) {
+	seeds := map[string]string{}
 	for i, in := range libsvmInputs {
 		// threads, chunk size and flags vary a little from seed to seed.
-		seed := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\nbyte(%q)\nuint16(%d)\nbyte(%q)\n",
+		seeds[in.name] = fmt.Sprintf("go test fuzz v1\n[]byte(%q)\nbyte(%q)\nuint16(%d)\nbyte(%q)\n",
 			in.text, byte(i%4), uint16(i%3*5), byte(i%2*3))
-		if err := os.WriteFile(filepath.Join(dir, in.name), []byte(seed), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
+	testkit.Seeds(t, filepath.Join("testdata", "fuzz", "FuzzLibSVM"), seeds, *updateSeeds)
 }

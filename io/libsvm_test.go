@@ -363,7 +363,7 @@ func TestSplitLines(t *testing.T) {
 // checks the result against refRead: the same error line, or the same
 // dataset bit for bit, whose rows rowLine finds on refRead's lines; and
 // that a small input allocates little. Seeds in testdata/fuzz/FuzzLibSVM
-// (written by TestWriteFuzzSeeds) hold small valid and broken files.
+// (written by TestFuzzSeeds) hold small valid and broken files.
 func FuzzLibSVM(f *testing.F) {
 	f.Add([]byte("1 1:0.5 3:2\n-1 2:1\n"), uint8(2), uint16(3), uint8(0))
 	f.Add([]byte("# c\n+1 qid:3 1:1e-3 2:-0 # x\r\n\n-1\t4:.5\n2"), uint8(3), uint16(1), uint8(7))

@@ -63,7 +63,7 @@ func load(path string, opt Options) (*Dataset, error) {
 	if !st.Mode().IsRegular() || st.Size() == 0 {
 		// Pipes and devices have no size to map; some special files
 		// (/proc) claim a size of 0 but still have content.
-		return readText(f, path, "", opt)
+		return readText(f, path, "", 0, opt)
 	}
 	return loadFile(f, path, path, st.Size(), opt)
 }
@@ -94,7 +94,7 @@ func loadFile(f *os.File, name, path string, size int64, opt Options) (*Dataset,
 		return nil, fmt.Errorf("%s: empty file: %w", name, ErrNoData)
 	}
 	if compressionOf(head) != "" {
-		return readText(io.NewSectionReader(f, 0, size), name, "", opt)
+		return readText(io.NewSectionReader(f, 0, size), name, "", size, opt)
 	}
 	switch detectFormat(head, opt) {
 	case "cache":
@@ -128,7 +128,7 @@ func Read(r io.Reader, name string, opt Options) (*Dataset, error) {
 	if err := checkFormat(opt.Format); err != nil {
 		return nil, err
 	}
-	d, err := readText(r, name, "", opt)
+	d, err := readText(r, name, "", 0, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -140,9 +140,17 @@ func Read(r io.Reader, name string, opt Options) (*Dataset, error) {
 const headBytes = 4096
 
 // readText reads a stream, decompressing it first if it starts with a
-// compression magic number. via names the decompressor already applied.
-func readText(r io.Reader, name, via string, opt Options) (*Dataset, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+// compression magic number, within opt.MaxRatio times size (the size of
+// the file r reads, or 0 for a stream of unknown size). via names the
+// decompressor already applied.
+func readText(r io.Reader, name, via string, size int64, opt Options) (*Dataset, error) {
+	var br *bufio.Reader
+	var ratio func(zr io.Reader, via string) io.Reader
+	if via == "" {
+		br, ratio = newRatioGuard(r, size, opt.MaxRatio)
+	} else {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
 	head, err := br.Peek(headBytes)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -159,7 +167,7 @@ func readText(r io.Reader, name, via string, opt Options) (*Dataset, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if c != "" {
-			return readText(zr, name, c, opt)
+			return readText(ratio(zr, c), name, c, 0, opt)
 		}
 	}
 	format := detectFormat(head, opt)

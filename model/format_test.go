@@ -335,7 +335,7 @@ func TestReadIOError(t *testing.T) {
 
 // FuzzReadModel: no panic, errors name file:line, a small file allocates
 // little, and an accepted model writes back identically and predicts.
-// Seeds in testdata/fuzz/FuzzReadModel (written by TestWriteModelSeeds)
+// Seeds in testdata/fuzz/FuzzReadModel (written by TestFuzzSeeds)
 // hold valid models and absurd or broken headers and weights.
 func FuzzReadModel(f *testing.F) {
 	for _, g := range golden {

@@ -2,8 +2,8 @@ package model
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,7 +12,7 @@ import (
 )
 
 // Small real and broken model files with the message each gets (empty:
-// valid). TestInputMessages checks them; TestWriteModelSeeds writes
+// valid). TestInputMessages checks them; TestFuzzSeeds keeps
 // them as the seed corpus of FuzzReadModel.
 var inputs = []struct{ name, text, want string }{
 	{"valid-binary", "solver_type L2R_L2LOSS_SVC_DUAL\nnr_class 2\nlabel 1 -1\nnr_feature 2\nbias -1\nw\n0.5 \n-0.25 \n", ""},
@@ -81,20 +81,15 @@ func TestHugeLabelLine(t *testing.T) {
 	}
 }
 
-// TestWriteModelSeeds writes testdata/fuzz/FuzzReadModel from inputs
-// when ACFCD_WRITE_SEEDS=1.
-func TestWriteModelSeeds(t *testing.T) {
-	if os.Getenv("ACFCD_WRITE_SEEDS") != "1" {
-		t.Skip("set ACFCD_WRITE_SEEDS=1 to rewrite testdata/fuzz")
-	}
-	dir := filepath.Join("testdata", "fuzz", "FuzzReadModel")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+var updateSeeds = flag.Bool("update-seeds", false, "rewrite testdata/fuzz/FuzzReadModel from the inputs")
+
+// TestFuzzSeeds: testdata/fuzz/FuzzReadModel holds a seed for each of the
+// inputs above (-update-seeds writes them), so that plain `go test` runs
+// every one through FuzzReadModel.
+func TestFuzzSeeds(t *testing.T) {
+	seeds := map[string]string{}
 	for _, in := range inputs {
-		s := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", in.text)
-		if err := os.WriteFile(filepath.Join(dir, in.name), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		seeds[in.name] = fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", in.text)
 	}
+	testkit.Seeds(t, filepath.Join("testdata", "fuzz", "FuzzReadModel"), seeds, *updateSeeds)
 }

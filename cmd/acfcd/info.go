@@ -27,6 +27,7 @@ type dataFlags struct {
 	threads     int
 	maxFeatures int
 	maxLine     int
+	maxRatio    int
 }
 
 func (f *dataFlags) register(fs interface {
@@ -41,11 +42,13 @@ func (f *dataFlags) register(fs interface {
 	fs.IntVar(&f.threads, "threads", 0, "parser goroutines (default: all cores)")
 	fs.IntVar(&f.maxFeatures, "max-features", 0, "reject feature indices above this (default: the int32 limit)")
 	fs.IntVar(&f.maxLine, "max-line", 0, "longest line, in bytes, read from a stream (stdin, a pipe, .gz/.bz2) (default 128 MiB)")
+	fs.IntVar(&f.maxRatio, "max-ratio", 0, "most a .gz/.bz2 input may expand, as a multiple of its compressed size (default 200)")
 }
 
 func (f *dataFlags) options() dataio.Options {
 	return dataio.Options{ZeroBased: f.zeroBased, Float32: f.float32, KeepQID: f.keepQID,
-		Format: f.format, Threads: f.threads, MaxFeatures: f.maxFeatures, MaxLine: f.maxLine}
+		Format: f.format, Threads: f.threads, MaxFeatures: f.maxFeatures, MaxLine: f.maxLine,
+		MaxRatio: f.maxRatio}
 }
 
 // info is what `acfcd info` reports.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -66,5 +67,35 @@ func SkipEmulated(t testing.TB, why string) {
 	t.Helper()
 	if em := os.Getenv(EmulatorEnv); em != "" {
 		t.Skipf("under %s: %s", em, why)
+	}
+}
+
+// Seeds checks that the folder dir (a fuzz target's checked-in corpus,
+// testdata/fuzz/FuzzX) holds every seed file of seeds (name → content) as
+// given, or with update writes them there. Other files in dir (inputs
+// fuzzing found) are left alone.
+func Seeds(t testing.TB, dir string, seeds map[string]string, update bool) {
+	t.Helper()
+	if update {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stale []string
+	for name, seed := range seeds {
+		path := filepath.Join(dir, name)
+		if update {
+			if err := os.WriteFile(path, []byte(seed), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if b, err := os.ReadFile(path); err != nil || string(b) != seed {
+			stale = append(stale, name)
+		}
+	}
+	if len(stale) > 0 {
+		slices.Sort(stale)
+		t.Errorf("%s: %d of %d seed files missing or out of date (%s): rewrite them with go test -run '^%s$' -update-seeds", dir, len(stale), len(seeds), strings.Join(stale, ", "), t.Name())
 	}
 }

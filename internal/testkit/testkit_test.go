@@ -1,7 +1,11 @@
 package testkit
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -31,4 +35,41 @@ func TestAllocated(t *testing.T) {
 		t.Errorf("a 1 MiB allocation counted as %d bytes", n)
 	}
 	_ = keep
+}
+
+// errors records what Seeds reports.
+type errors struct {
+	testing.TB
+	msgs []string
+}
+
+func (e *errors) Errorf(format string, args ...any) {
+	e.msgs = append(e.msgs, fmt.Sprintf(format, args...))
+}
+
+// TestSeeds: Seeds writes the seeds with update, then finds them current;
+// a changed or missing seed is reported by name, a file that is no seed
+// is left alone.
+func TestSeeds(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "fuzz", "FuzzX")
+	seeds := map[string]string{"a": "go test fuzz v1\nstring(\"a\")\n", "b": "go test fuzz v1\nstring(\"b\")\n"}
+	check := func(update bool) []string {
+		e := &errors{TB: t}
+		Seeds(e, dir, seeds, update)
+		return e.msgs
+	}
+	if msgs := check(false); len(msgs) != 1 || !strings.Contains(msgs[0], "2 of 2 seed files missing or out of date (a, b)") {
+		t.Errorf("no folder: %q", msgs)
+	}
+	if msgs := check(true); len(msgs) != 0 {
+		t.Errorf("update: %q", msgs)
+	}
+	os.WriteFile(filepath.Join(dir, "found"), []byte("go test fuzz v1\nstring(\"c\")\n"), 0o644)
+	if msgs := check(false); len(msgs) != 0 {
+		t.Errorf("current: %q", msgs)
+	}
+	seeds["b"] = "go test fuzz v1\nstring(\"B\")\n"
+	if msgs := check(false); len(msgs) != 1 || !strings.Contains(msgs[0], "1 of 2 seed files missing or out of date (b): rewrite them with go test -run '^TestSeeds$' -update-seeds") {
+		t.Errorf("changed: %q", msgs)
+	}
 }

@@ -3,6 +3,7 @@ package cache
 import (
 	"bytes"
 	"encoding/binary"
+	"flag"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -457,7 +458,7 @@ func TestCacheWriteAtomic(t *testing.T) {
 // accept or reject it, what loads must satisfy the CSR invariants, be the
 // same both ways and write back byte for byte, and a small file must
 // allocate little. Seeds in testdata/fuzz/FuzzCache (written by
-// TestWriteFuzzSeeds) hold valid, truncated, corrupted and absurd caches.
+// TestFuzzSeeds) hold valid, truncated, corrupted and absurd caches.
 func FuzzCache(f *testing.F) {
 	f.Add(cnSmallCache(f))
 	r := rand.New(rand.NewPCG(7, 8))
@@ -582,23 +583,12 @@ func TestCacheAbsurdHeaderBounded(t *testing.T) {
 	}
 }
 
-// TestWriteFuzzSeeds writes the seed corpus in testdata/fuzz/FuzzCache,
-// small valid and broken caches, when ACFCD_WRITE_SEEDS=1; the files are
-// checked in, and plain `go test` runs them as part of FuzzCache.
-func TestWriteFuzzSeeds(t *testing.T) {
-	if os.Getenv("ACFCD_WRITE_SEEDS") != "1" {
-		t.Skip("set ACFCD_WRITE_SEEDS=1 to rewrite testdata/fuzz")
-	}
-	dir := filepath.Join("testdata", "fuzz", "FuzzCache")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write := func(name string, b []byte) {
-		seed := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b)
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(seed), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+var updateSeeds = flag.Bool("update-seeds", false, "rewrite testdata/fuzz/FuzzCache")
+
+// TestFuzzSeeds: testdata/fuzz/FuzzCache holds the seeds below, small
+// valid and broken caches (-update-seeds writes them), so that plain
+// `go test` runs every one through FuzzCache.
+func TestFuzzSeeds(t *testing.T) {
 	le := binary.LittleEndian
 	small := cnSmallCache(t)
 	f32 := func() []byte {
@@ -650,9 +640,11 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		"magic-only":         []byte(cacheMagic),
 		"garbage":            []byte("ACFCDCSR\x01\x00\x00\x00\xff\xfe\xfd\xfc binary garbage \x00\x00"),
 	}
+	seeds := map[string]string{}
 	for name, b := range caches {
-		write(name, b)
+		seeds[name] = fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", b)
 	}
+	testkit.Seeds(t, filepath.Join("testdata", "fuzz", "FuzzCache"), seeds, *updateSeeds)
 }
 
 // cnBigDataset is about 500 MB of CSR: 1e6 rows, 4e7 non-zeros.

@@ -1,17 +1,18 @@
 package ndjson
 
 import (
+	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/testkit"
 	"github.com/acfcd/acfcd/io/internal/csr"
 )
 
 // Small real and broken inputs with the message each gets (empty: valid).
-// TestInputMessages checks the messages; TestWriteFuzzSeeds writes them as
+// TestInputMessages checks the messages; TestFuzzSeeds keeps them as
 // the seed corpus of FuzzNDJSON.
 var ndjsonInputs = []struct{ name, text, want string }{
 	{"valid", `{"label": 1, "features": {"3": 0.5, "17": 1}}` + "\n" + `{"label": -1}` + "\n", ""},
@@ -60,21 +61,15 @@ func TestInputMessages(t *testing.T) {
 	}
 }
 
-// TestWriteFuzzSeeds writes the seed corpus in testdata/fuzz/FuzzNDJSON
-// from the inputs above when ACFCD_WRITE_SEEDS=1; the files are checked
-// in, and plain `go test` runs them as part of FuzzNDJSON.
-func TestWriteFuzzSeeds(t *testing.T) {
-	if os.Getenv("ACFCD_WRITE_SEEDS") != "1" {
-		t.Skip("set ACFCD_WRITE_SEEDS=1 to rewrite testdata/fuzz")
-	}
-	dir := filepath.Join("testdata", "fuzz", "FuzzNDJSON")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+var updateSeeds = flag.Bool("update-seeds", false, "rewrite testdata/fuzz/FuzzNDJSON from the inputs")
+
+// TestFuzzSeeds: testdata/fuzz/FuzzNDJSON holds a seed for each of the
+// inputs above (-update-seeds writes them), so that plain `go test` runs
+// every one through FuzzNDJSON.
+func TestFuzzSeeds(t *testing.T) {
+	seeds := map[string]string{}
 	for i, in := range ndjsonInputs {
-		seed := fmt.Sprintf("go test fuzz v1\nstring(%q)\nbyte(%q)\n", in.text, byte(i%2*0x13))
-		if err := os.WriteFile(filepath.Join(dir, in.name), []byte(seed), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		seeds[in.name] = fmt.Sprintf("go test fuzz v1\nstring(%q)\nbyte(%q)\n", in.text, byte(i%2*0x13))
 	}
+	testkit.Seeds(t, filepath.Join("testdata", "fuzz", "FuzzNDJSON"), seeds, *updateSeeds)
 }

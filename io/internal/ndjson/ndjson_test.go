@@ -488,7 +488,7 @@ func TestNDJSONRandomErrors(t *testing.T) {
 // the same error line, or the same dataset bit for bit, and that a small
 // input allocates little. flags picks the
 // options, the thread count and tiny chunks. Seeds in
-// testdata/fuzz/FuzzNDJSON (written by TestWriteFuzzSeeds) hold small
+// testdata/fuzz/FuzzNDJSON (written by TestFuzzSeeds) hold small
 // valid and broken files.
 func FuzzNDJSON(f *testing.F) {
 	for _, s := range []string{
