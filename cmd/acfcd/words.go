@@ -22,6 +22,7 @@ var goFields = map[string]string{
 	"Options.Threads":          "--threads",
 	"Options.MaxFeatures":      "--max-features",
 	"Options.MaxLine":          "--max-line",
+	"Options.MaxRatio":         "--max-ratio",
 	"Params.Problem":           "-s",
 	"Params.C":                 "-c",
 	"Params.Eps":               "-e",
@@ -46,6 +47,7 @@ var goFieldRE = regexp.MustCompile(`\b(Options|Params)\.[A-Z][A-Za-z0-9]*\b`)
 var goPhrases = []struct{ old, new string }{
 	{"(--max-features, --max-features; ", "(--max-features; "},
 	{"(--max-line, --max-line)", "(--max-line)"},
+	{"(--max-ratio, --max-ratio)", "(--max-ratio)"},
 	{" (--max-features)", ""},
 	{"set ZeroBased for 0-based files", "--zero-based reads 0-based files"},
 	{"read without Float32", "read without --float32"},
