@@ -290,6 +290,9 @@ func (dt *dualTraining) solve(k int, dp *dual.Problem, fin *finish.Finisher) {
 	}
 
 	obj := dp.Reset(dt.labels[s.class], s.cp, s.cn)
+	if dt.p.warm != nil {
+		obj = dt.p.warm.start(k, dp, obj)
+	}
 	fin.Reset()
 	r := solver.NewRun(dp, cfg)
 	r.Obj = obj
@@ -325,6 +328,9 @@ func (dt *dualTraining) solve(k int, dp *dual.Problem, fin *finish.Finisher) {
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
+	if dt.p.warm != nil && !res.Cancelled {
+		dt.p.warm.keep(k, dp)
+	}
 }
 
 // newtonSalt seeds the selection of the dual CD that finishes after a

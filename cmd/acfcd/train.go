@@ -117,6 +117,8 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	fs.IntVar(&t.lambdaPath, "lambda-path", 0, "lasso: fit this many λ from λ_max down (geometric, warm starts); saves the last model")
 	fs.Float64Var(&t.lambdaRatio, "lambda-ratio", 1e-3, "lasso: smallest λ of --lambda-path as a fraction of λ_max")
 	t.data.register(fs)
+	var fc findCFlags // -C (findc.go)
+	fc.register(fs)
 	fs.Usage = trainUsage(fs, stderr)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -169,7 +171,7 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 		modelPath = fs.Arg(1)
 	}
 
-	if t.folds == 0 {
+	if t.folds == 0 && !fc.on {
 		// An unwritable MODEL is reported now, not after the training.
 		if err := atomicfile.Check(modelPath); err != nil {
 			return err
@@ -195,6 +197,9 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 
+	if fc.on {
+		return fc.run(ctx, stdout, stderr, fs, d, p, t.folds, t.quiet)
+	}
 	if t.folds > 0 {
 		return crossValidate(ctx, stdout, stderr, d, p, t.folds)
 	}
