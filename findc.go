@@ -117,7 +117,7 @@ func FindC(ctx context.Context, d *Dataset, p Params, folds int, opt SearchOptio
 	defer fault.Recover(source(d), &err)
 	switch p.Problem {
 	case Lasso:
-		return nil, errors.New("parameter search is for the models with a C; the LASSO's λ path is TrainPath")
+		return nil, errors.New("parameter search is for the models with a C; the LASSO has λ instead (TrainPath, acfcd train --lambda-path)")
 	case OneClassSVM:
 		return nil, errors.New("parameter search: the one-class SVM has no C (its parameter is ν, -n)")
 	}
@@ -395,8 +395,10 @@ func (f *finder) chain(ctx context.Context, p Params, startC, maxC float64) erro
 	for k := range cells {
 		cells[k] = make([]cell, folds)
 	}
+	// Every fold's warm start; a solver that does not use it leaves it
+	// empty and trains from scratch.
 	warm := make([]*warmStart, folds)
-	if !f.opt.Cold && p.Problem.dual() {
+	if !f.opt.Cold {
 		for i := range warm {
 			warm[i] = &warmStart{}
 		}
@@ -617,11 +619,12 @@ func (f *finder) train(ctx context.Context, p Params, fo int, C float64, warm *w
 	return c, w
 }
 
-// warmStart carries one fold's dual solutions (-s 1, 3, 7) from one C of
-// FindC to the next: dualTraining.solve starts each subproblem from its
-// solution at the previous C instead of liblinear's starting point, and
-// keeps its new solution here. The subproblems of one training run in
-// parallel, hence the lock around the slice.
+// warmStart carries one fold's solutions from one C of FindC to the
+// next: dualTraining.solve (-s 1, 3, 7) starts each subproblem from its
+// dual solution at the previous C instead of liblinear's starting point
+// (start), and keeps its new solution here (keep); a primal solver would
+// start from the previous weights (initW, keepW). The subproblems of one
+// training run in parallel, hence the lock around the slice.
 type warmStart struct {
 	mu   sync.Mutex
 	subs []*warmSub
@@ -644,6 +647,18 @@ func (ws *warmStart) sub(k int) *warmSub {
 		ws.subs[k] = &warmSub{}
 	}
 	return ws.subs[k]
+}
+
+// initW returns subproblem k's weights at the previous C, nil at the
+// first: a primal solver starts from them (liblinear's init_sol).
+func (ws *warmStart) initW(k int) []float64 {
+	return ws.sub(k).w
+}
+
+// keepW stores subproblem k's weights w (a primal solver's answer).
+func (ws *warmStart) keepW(k int, w []float64) {
+	s := ws.sub(k)
+	s.w = append(s.w[:0], w...)
 }
 
 // costs returns the costs C of dp's negative and positive examples.
