@@ -277,8 +277,7 @@ func pow2Floor(x float64) float64 {
 	if math.IsInf(x, 1) || math.IsNaN(x) || x <= 0 {
 		return math.Inf(1) // no data to measure: the search starts at its largest C
 	}
-	frac, exp := math.Frexp(x) // x = frac·2^exp, frac in [0.5, 1)
-	_ = frac
+	_, exp := math.Frexp(x) // x = frac·2^exp, frac in [0.5, 1)
 	return math.Ldexp(1, exp-1)
 }
 

@@ -114,6 +114,36 @@ func TestFindCWarmStarts(t *testing.T) {
 	}
 }
 
+// TestFindCSameAtAnyGOMAXPROCS: the folds of every C train concurrently
+// in an order that depends on timing, but each training depends only on
+// its fold and its previous C: the same points, bit for bit.
+func TestFindCSameAtAnyGOMAXPROCS(t *testing.T) {
+	d := findCData()
+	var runs [2]*CSearch
+	for k, n := range []int{1, 3} {
+		withProcs(n, func() {
+			cs, err := FindC(context.Background(), d, Params{Problem: LogisticDual}, 5, SearchOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs[k] = cs
+		})
+	}
+	a, b := runs[0], runs[1]
+	if len(a.Points) != len(b.Points) || a.Operations != b.Operations || a.BestC != b.BestC {
+		t.Fatalf("GOMAXPROCS 1: %d points, %d operations, best C %g; 3: %d, %d, %g",
+			len(a.Points), a.Operations, a.BestC, len(b.Points), b.Operations, b.BestC)
+	}
+	for k := range a.Points {
+		for f, r := range a.Points[k].Results {
+			if r2 := b.Points[k].Results[f]; r.Objective != r2.Objective || r.Operations != r2.Operations {
+				t.Errorf("C = %g fold %d: objective %v, %d operations at GOMAXPROCS 1; %v, %d at 3",
+					a.Points[k].C, f+1, r.Objective, r.Operations, r2.Objective, r2.Operations)
+			}
+		}
+	}
+}
+
 // TestWarmStartRay: the warm start is the minimiser of the dual along the
 // ray tα (checked against the objective at nearby t) and feasible for the
 // new C.
