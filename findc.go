@@ -15,6 +15,7 @@ import (
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/kernel"
 	"github.com/acfcd/acfcd/solver/dual"
+	"github.com/acfcd/acfcd/solver/finish"
 )
 
 // The constants of liblinear's parameter search (find_parameters).
@@ -395,12 +396,11 @@ func (f *finder) chain(ctx context.Context, p Params, startC, maxC float64) erro
 		cells[k] = make([]cell, folds)
 	}
 	// Every fold's warm start; a solver that does not use it leaves it
-	// empty and trains from scratch.
+	// empty and trains from scratch. Cold, it keeps only what does not
+	// depend on C.
 	warm := make([]*warmStart, folds)
-	if !f.opt.Cold {
-		for i := range warm {
-			warm[i] = &warmStart{}
-		}
+	for i := range warm {
+		warm[i] = &warmStart{cold: f.opt.Cold}
 	}
 	prevW := make([][]float64, folds)
 	preds := make([][]float64, n) // each point's held-out predictions, in d's row order, until final
@@ -625,8 +625,25 @@ func (f *finder) train(ctx context.Context, p Params, fo int, C float64, warm *w
 // start from the previous weights (initW, keepW). The subproblems of one
 // training run in parallel, hence the lock around the slice.
 type warmStart struct {
+	cold bool // no warm starts (SearchOptions.Cold): only the fold's dups are kept
 	mu   sync.Mutex
 	subs []*warmSub
+	// dups are the fold's identical rows with opposite labels, the same
+	// at every C; found once (finish.FindDups sorts a hash per row).
+	dups     *finish.Dups
+	dupsDone bool
+}
+
+// findDups returns finish.FindDups(sh), found at the fold's first C (on
+// a nil ws, every time).
+func (ws *warmStart) findDups(sh *dual.Data) *finish.Dups {
+	if ws == nil {
+		return finish.FindDups(sh)
+	}
+	if !ws.dupsDone {
+		ws.dups, ws.dupsDone = finish.FindDups(sh), true
+	}
+	return ws.dups
 }
 
 // warmSub is one subproblem's solution at the previous C.
@@ -651,11 +668,17 @@ func (ws *warmStart) sub(k int) *warmSub {
 // initW returns subproblem k's weights at the previous C, nil at the
 // first: a primal solver starts from them (liblinear's init_sol).
 func (ws *warmStart) initW(k int) []float64 {
+	if ws.cold {
+		return nil
+	}
 	return ws.sub(k).w
 }
 
 // keepW stores subproblem k's weights w (a primal solver's answer).
 func (ws *warmStart) keepW(k int, w []float64) {
+	if ws.cold {
+		return
+	}
 	s := ws.sub(k)
 	s.w = append(s.w[:0], w...)
 }
@@ -670,6 +693,9 @@ func costs(dp *dual.Problem) [2]float64 {
 
 // keep stores dp's solution of subproblem k.
 func (ws *warmStart) keep(k int, dp *dual.Problem) {
+	if ws.cold {
+		return
+	}
 	s := ws.sub(k)
 	s.cost = costs(dp)
 	s.alpha = append(s.alpha[:0], dp.Alpha...)
@@ -692,6 +718,9 @@ func (ws *warmStart) keep(k int, dp *dual.Problem) {
 // form, and convex for logistic regression (a few Newton steps); w = Σ
 // α_i y_i x_i scales with α, so w becomes tw with no pass over the data.
 func (ws *warmStart) start(k int, dp *dual.Problem, obj float64) float64 {
+	if ws.cold {
+		return obj
+	}
 	s := ws.sub(k)
 	if len(s.alpha) != len(dp.Alpha) || len(s.w) != len(dp.W) {
 		return obj // the first C: liblinear's start

@@ -221,7 +221,7 @@ func newDualTraining(ctx context.Context, d *Dataset, p Params) (*dualTraining, 
 	t := p.Tuning
 	dt.sh = dual.NewData(d, p.bias(), t)
 	if dt.loss != dual.Logistic && !p.NoFallback && t.PushDups && dt.sh.N <= t.DupsMaxRows {
-		dt.dups = finish.FindDups(dt.sh)
+		dt.dups = p.warm.findDups(dt.sh) // FindC: once per fold
 	}
 	if dt.loss == dual.Logistic {
 		// No α_i of the logistic dual sits at a bound: nothing to shrink.
