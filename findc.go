@@ -319,7 +319,7 @@ func maxCorrelation(d *Dataset, p Params) (float64, error) {
 			total += s[c*nf+j]
 		}
 		for k := range nsub {
-			g = max(g, math.Abs(2*s[k*nf+j]-total)) // Σ_{y=k} x − Σ_{y≠k} x
+			g = max(g, math.Abs(float64(2*s[k*nf+j])-total)) // Σ_{y=k} x − Σ_{y≠k} x
 		}
 	}
 	return g, nil
