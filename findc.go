@@ -155,7 +155,8 @@ func FindC(ctx context.Context, d *Dataset, p Params, folds int, opt SearchOptio
 	f := &finder{d: d, folds: folds, opt: opt, regression: p.Problem.Regression(),
 		perm: rand.New(rand.NewPCG(p.Seed, 0x6376)).Perm(d.Rows), // CrossValidate's folds
 		conc: cvConcurrency(d, p, folds, nprocs), nprocs: nprocs,
-		subs: make([]*Dataset, folds), keep: keepFoldCopies(d, folds)}
+		subs: make([]*Dataset, folds), keep: keepFoldCopies(d, folds),
+		labels: append([]float64(nil), d.Label...)} // read here, under the fault guard
 	f.cs = &CSearch{Folds: folds, Best: -1}
 	if p.Progress != nil {
 		user := p.Progress
@@ -346,7 +347,8 @@ type finder struct {
 	perm       []int
 	opt        SearchOptions
 	regression bool
-	conc       int // folds trained at once (cvConcurrency)
+	labels     []float64 // d's labels, for the points (see finalise)
+	conc       int       // folds trained at once (cvConcurrency)
 	nprocs     int
 	subs       []*Dataset // the folds' training rows, when kept
 	keep       bool
@@ -435,7 +437,7 @@ func (f *finder) chain(ctx context.Context, p Params, startC, maxC float64) erro
 			}
 			var sq float64 // in row order, as liblinear sums it
 			for i, v := range preds[k] {
-				y := f.d.Label[i]
+				y := f.labels[i] // a copy: d may be a mapped file, and this goroutine has no fault guard
 				if v == y {
 					pt.Correct++
 				}
