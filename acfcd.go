@@ -286,6 +286,7 @@ type Params struct {
 	Tuning *Tuning
 
 	trace func(format string, args ...any) // tests: a line per pass and finisher step
+	warm  *warmStart                       // FindC: the duals start from the previous C's solutions
 }
 
 // Progress reports the state of one subproblem at the end of an epoch.

@@ -225,7 +225,7 @@ func newDualTraining(ctx context.Context, d *Dataset, p Params) (*dualTraining, 
 	t := p.Tuning
 	dt.sh = dual.NewData(d, p.bias(), t)
 	if dt.loss != dual.Logistic && !p.NoFallback && t.PushDups && dt.sh.N <= t.DupsMaxRows {
-		dt.dups = finish.FindDups(dt.sh)
+		dt.dups = p.warm.findDups(dt.sh) // FindC: once per fold
 	}
 	if dt.loss == dual.Logistic {
 		// No α_i of the logistic dual sits at a bound: nothing to shrink.
@@ -294,6 +294,9 @@ func (dt *dualTraining) solve(k int, dp *dual.Problem, fin *finish.Finisher) {
 	}
 
 	obj := dp.Reset(dt.labels[s.class], s.cp, s.cn)
+	if dt.p.warm != nil {
+		obj = dt.p.warm.start(k, dp, obj)
+	}
 	fin.Reset()
 	r := solver.NewRun(dp, cfg)
 	r.Obj = obj
@@ -335,6 +338,9 @@ func (dt *dualTraining) solve(k int, dp *dual.Problem, fin *finish.Finisher) {
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
+	if dt.p.warm != nil && !res.Cancelled {
+		dt.p.warm.keep(k, dp)
+	}
 }
 
 // newtonSalt seeds the selection of the dual CD that finishes after a

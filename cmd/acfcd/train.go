@@ -94,7 +94,8 @@ type trainFlags struct {
 	lambdaRatio float64
 	data        dataFlags
 
-	savePartial bool // --save-partial: an interrupted run saves its unconverged model
+	savePartial bool       // --save-partial: an interrupted run saves its unconverged model
+	fc          findCFlags // -C and --cold (findc.go)
 	set         map[string]bool
 }
 
@@ -118,6 +119,7 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	fs, t, solverFlag := newTrainFlags(stdout)
+	fc := &t.fc
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -153,7 +155,7 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	if t.folds == 0 && (modelPath == "-" || atomicfile.IsStdout(modelPath)) {
 		info = stderr
 	}
-	if t.folds == 0 && modelPath != "-" {
+	if t.folds == 0 && !fc.on && modelPath != "-" {
 		// An unwritable MODEL is reported now, not after the training.
 		if err := atomicfile.Check(modelPath); err != nil {
 			return err
@@ -175,6 +177,9 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 
+	if fc.on {
+		return fc.run(ctx, stdout, stderr, fs.FlagSet, d, p, t.folds, t.quiet)
+	}
 	if t.folds > 0 {
 		return crossValidate(ctx, stdout, stderr, d, p, t.folds, t.quiet)
 	}
@@ -242,6 +247,7 @@ func newTrainFlags(stdout io.Writer) (*flagSet, *trainFlags, *string) {
 	fs.IntVar(&t.lambdaPath, "lambda-path", 0, "lasso: fit this many λ from λ_max down (geometric, warm starts); saves the last model")
 	fs.Float64Var(&t.lambdaRatio, "lambda-ratio", 1e-3, "lasso: smallest λ of --lambda-path as a fraction of λ_max")
 	t.data.register(fs)
+	t.fc.register(fs.FlagSet) // -C (findc.go)
 	fs.help = func(w io.Writer) { trainUsage(w, fs.FlagSet) }
 	return fs, t, solverFlag
 }

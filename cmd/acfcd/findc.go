@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/acfcd/acfcd"
+)
+
+// findCFlags are train's flags of the parameter search (liblinear's -C).
+type findCFlags struct {
+	on   bool // -C
+	cold bool // --cold
+}
+
+func (fc *findCFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&fc.on, "C", false, "find parameters: cross-validate (-v, default 5 folds) C from a small value (or -c) doubling up to 1024,\nand for -s 11, 12, 13 also ε (-p); print the best C (default solver with -C: -s 2, as liblinear)")
+	fs.BoolVar(&fc.cold, "cold", false, "with -C: train every C from scratch instead of from the previous C's solution (-s 1, 3, 7)")
+}
+
+// run is train -C: liblinear's parameter search (acfcd.FindC) with its
+// output. The per-epoch progress line is off: the line printed after
+// each C is the progress.
+func (fc *findCFlags) run(ctx context.Context, stdout, stderr io.Writer, fs *flag.FlagSet, d *acfcd.Dataset, p acfcd.Params, folds int, quiet bool) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["s"] {
+		fmt.Fprintln(stderr, "Solver not specified. Using -s 2")
+		p.Problem = acfcd.SquaredHingePrimal
+	}
+	if folds == 0 {
+		folds = 5
+	}
+	if folds > d.Rows {
+		return usagef("-v %d: more folds than the %d examples", folds, d.Rows)
+	}
+	var opt acfcd.SearchOptions
+	opt.Cold = fc.cold
+	if set["c"] {
+		opt.StartC = p.C
+	}
+	if set["p"] {
+		v, err := strconv.ParseFloat(fs.Lookup("p").Value.String(), 64)
+		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+			return usagef("-p %s: with -C, the first ε must be a non-negative number", fs.Lookup("p").Value.String())
+		}
+		opt.StartP = v
+	}
+	p.Progress = nil
+	regression := p.Problem.Regression()
+	if !quiet {
+		opt.Point = func(pt acfcd.CPoint) {
+			printPoint(stdout, pt, regression)
+		}
+	}
+	fmt.Fprintf(stdout, "Doing parameter search with %d-fold cross validation.\n", folds)
+	cs, err := acfcd.FindC(ctx, d, p, folds, opt)
+	if err != nil {
+		return err
+	}
+	if regression {
+		fmt.Fprintf(stdout, "Best C = %.6g Best p = %.6g  CV MSE = %.6g\n", cs.BestC, cs.BestP, cs.MSE)
+	} else {
+		fmt.Fprintf(stdout, "Best C = %.6g  CV accuracy = %.6g%%\n", cs.BestC, cs.Accuracy)
+	}
+	return nil
+}
+
+// printPoint prints liblinear's line for one C (%.6g is C's %g).
+func printPoint(w io.Writer, pt acfcd.CPoint, regression bool) {
+	log2c := math.Log(pt.C) / math.Log(2)
+	if regression {
+		fmt.Fprintf(w, "log2c=%7.2f\tp=%7.2f\tMean squared error=%.6g\n", log2c, pt.P, pt.MSE)
+	} else {
+		fmt.Fprintf(w, "log2c=%7.2f\trate=%.6g\n", log2c, pt.Accuracy)
+	}
+	if pt.MaxCReached {
+		fmt.Fprintln(w, "WARNING: maximum C reached.")
+	}
+}
