@@ -8,6 +8,7 @@ import (
 
 	"github.com/acfcd/acfcd"
 	"github.com/acfcd/acfcd/internal/atomicfile"
+	"github.com/acfcd/acfcd/model"
 )
 
 func runPredict(stdout, stderr io.Writer, args []string) error {
@@ -81,7 +82,7 @@ func runPredict(stdout, stderr io.Writer, args []string) error {
 	if *quiet || d.Rows == 0 {
 		return nil
 	}
-	if m.IsClassifier() {
+	if st, _ := model.LookupSolverType(m.SolverType); m.IsClassifier() || st.Kind == model.OneClass {
 		fmt.Fprintf(stdout, "Accuracy = %.6g%% (%d/%d)\n", ev.Accuracy, ev.Correct, ev.Rows)
 		return nil
 	}

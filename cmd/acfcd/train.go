@@ -81,6 +81,7 @@ type trainFlags struct {
 	gap         float64
 	lambdaPath  int
 	lambdaRatio float64
+	p, nu       float64 // -s 12, 13: the loss's ε; -s 21: ν
 	data        dataFlags
 
 	savePartial bool // --save-partial: an interrupted run saves its unconverged model
@@ -89,7 +90,7 @@ type trainFlags struct {
 func (t *trainFlags) params(weights map[float64]float64, sel acfcd.Selection) acfcd.Params {
 	return acfcd.Params{Problem: t.solver, C: t.c, Eps: t.eps, Bias: t.bias, Weights: weights,
 		Select: sel, Seed: t.seed, MaxEpochs: t.maxEpochs, Lambda: t.lambda, Intercept: t.intercept,
-		GapTol: t.gap, NoFallback: t.fallback == "none"}
+		GapTol: t.gap, NoFallback: t.fallback == "none", P: t.p, Nu: t.nu}
 }
 
 func runTrain(stdout, stderr io.Writer, args []string) error {
@@ -102,6 +103,8 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	solverFlag := fs.String("s", "1", "solver: as liblinear 1 L2-loss SVM (dual), 3 L1-loss SVM (dual), 7 logistic regression (dual);\nlasso (L1 least squares, primal CD), ww (Weston-Watkins multi-class SVM)")
 	fs.Float64Var(&t.c, "c", 1, "cost C")
 	fs.Float64Var(&t.eps, "e", 0, "stop when the largest KKT violation is below this (default 0.1 as liblinear for -s 1, 3, 7, ww;\nlasso: 1e-3·max(λ, 1e-3·λ_max))")
+	fs.Float64Var(&t.p, "p", 0.1, "-s 12, 13: the epsilon of the epsilon-insensitive loss")
+	fs.Float64Var(&t.nu, "n", 0.5, "-s 21: nu of the one-class SVM, in (0, 1]")
 	fs.Float64Var(&t.bias, "B", -1, "bias: if >= 0, every example gets an extra feature of this value")
 	fs.IntVar(&t.folds, "v", 0, "n-fold cross validation: report accuracy instead of writing a model")
 	fs.BoolVar(&t.quiet, "q", false, "quiet: no training summary")
@@ -130,6 +133,18 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	}
 	if !(t.c > 0) || math.IsInf(t.c, 0) {
 		return usagef("-c %g: C must be a positive number", t.c)
+	}
+	if t.p == 0 {
+		t.p = -1 // liblinear's -p 0; Params.P = 0 would mean the default
+	}
+	if math.IsNaN(t.p) || math.IsInf(t.p, 0) {
+		return usagef("-p %g: must be a finite number", t.p)
+	}
+	if !(t.nu > 0 && t.nu <= 1) {
+		return usagef("-n %g: nu must be in (0, 1]", t.nu)
+	}
+	if t.solver == acfcd.OneClassSVM && t.bias >= 0 {
+		return usagef("-B %g: the one-class SVM (-s 21) has no bias term", t.bias)
 	}
 	if t.eps < 0 || math.IsNaN(t.eps) {
 		return usagef("-e %g: eps must be a positive number", t.eps)
@@ -209,7 +224,7 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	if p.Progress != nil {
 		fmt.Fprintln(stderr)
 	}
-	if m != nil && t.bias == 0 && t.solver.Classifier() {
+	if m != nil && t.bias == 0 && (t.solver.Classifier() || t.solver.Regression() && t.solver != acfcd.Lasso) {
 		m = zeroBias(m)
 	}
 	if res != nil && res.Cancelled {
@@ -223,6 +238,9 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	}
 	if !t.quiet {
 		printSummary(stdout, res)
+		if t.solver == acfcd.OneClassSVM {
+			fmt.Fprintf(stdout, "rho = %f\n", m.Rho)
+		}
 	}
 	if res.HitEpochCap {
 		fmt.Fprintf(stderr, "acfcd: warning: reached the cap of %d epochs before converging (violation %g, gap %g); the model is not converged (raise --max-epochs)\n", res.Epochs, res.Violation, res.Gap)
@@ -270,6 +288,9 @@ func printSummary(w io.Writer, r *acfcd.Result) {
 		}
 	}
 	fmt.Fprintf(w, "Objective value = %f\n", r.Objective)
+	if r.Solver == "L2R_L2LOSS_SVR_DUAL" || r.Solver == "L2R_L1LOSS_SVR_DUAL" || r.Solver == "ONECLASS_SVM" {
+		fmt.Fprintf(w, "nSV = %d\n", r.SupportVectors)
+	}
 	fmt.Fprintf(w, "max violation = %g, duality gap = %g, nnz(w) = %d, %.3f s\n", r.Violation, r.Gap, r.NNZW, r.Seconds)
 }
 
