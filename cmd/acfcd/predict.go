@@ -59,9 +59,12 @@ func runPredict(stdout, stderr io.Writer, args []string) error {
 			w.WriteByte('\n')
 		}
 		buf := make([]byte, 0, 64)
+		digits := 17 // liblinear-predict prints "%.17g" (regression values exactly) ...
+		if *prob == 1 {
+			digits = 6 // ... and with -b 1 "%g"
+		}
 		for i, y := range ev.Predicted {
-			// liblinear-predict prints labels with C's %g (six digits).
-			buf = strconv.AppendFloat(buf[:0], y, 'g', 6, 64)
+			buf = strconv.AppendFloat(buf[:0], y, 'g', digits, 64)
 			w.Write(buf)
 			if *prob == 1 {
 				idx, val := d.Row(i)

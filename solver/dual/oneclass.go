@@ -47,6 +47,7 @@ type OneClass struct {
 	Pool *procs.Pool
 
 	g       []float64 // cached gradients wᵀx_i
+	stale   bool      // a pass refreshed g without the heaps
 	up, low *gradHeap // α_i < 1 by smallest gradient; α_i > 0 by largest
 	tune    *solver.Tuning
 	chunks  []solver.Chunk
@@ -104,6 +105,7 @@ func NewOneClass(sh *Data, nu, eps float64, w []float64, pool *procs.Pool, t *so
 func (o *OneClass) Len() int { return o.N }
 
 func (o *OneClass) rebuild() {
+	o.stale = false
 	o.up.rebuild(func(i int) bool { return o.Alpha[i] < 1 })
 	o.low.rebuild(func(i int) bool { return o.Alpha[i] > 0 })
 }
@@ -125,6 +127,9 @@ func (o *OneClass) Step(i, ahead int32, th solver.Thresholds) (pg, gain float64,
 	if ahead >= 0 {
 		o.Prefetch(ahead)
 	}
+	if o.stale {
+		o.rebuild()
+	}
 	gi := o.dot(i, o.W, &o.Ops)
 	a := o.Alpha[i]
 	// vr: violation of raising α_i against jr; vl: of lowering it against
@@ -143,7 +148,7 @@ func (o *OneClass) Step(i, ahead int32, th solver.Thresholds) (pg, gain float64,
 		}
 	}
 	if (a == 0 && -vr > th.Max) || (a == 1 && vl < th.Min) {
-		o.setG(i, gi)
+		o.touch(i, gi)
 		return 0, 0, true
 	}
 	for range 2 {
@@ -169,11 +174,23 @@ func (o *OneClass) Step(i, ahead int32, th solver.Thresholds) (pg, gain float64,
 		}
 		o.setG(j, gj)
 	}
-	o.setG(i, gi)
+	o.touch(i, gi)
 	if vr >= vl {
 		return -max(vr, 0), 0, false
 	}
 	return max(vl, 0), 0, false
+}
+
+// touch caches i's fresh gradient g after a step that left α_i as it was,
+// where it matters: when i heads a heap, or g would put it at the head.
+// Most such steps are on examples far from either head (α_i = 0 and a
+// gradient well above ρ), whose stale place costs nothing: a stale
+// gradient is corrected when the example is picked as a partner.
+func (o *OneClass) touch(i int32, g float64) {
+	up, low := o.up, o.low
+	if (up.pos[i] == 0 || up.pos[i] > 0 && g < o.g[up.h[0]]) || (low.pos[i] == 0 || low.pos[i] > 0 && g > o.g[low.h[0]]) {
+		o.setG(i, g)
+	}
 }
 
 // setG caches g as i's gradient and moves i to its place in the heaps.
@@ -284,11 +301,12 @@ func (o *OneClass) Pass(r *solver.Run, repair bool) bool {
 	}
 	o.PassViol = viol
 	o.PassPrimal = float64(0.5*ww) - float64(o.Nu*float64(o.N)*o.Rho) + loss
-	o.rebuild()
 	ok := viol <= o.Eps
 	if ok || !repair {
+		o.stale = true // the heaps no longer match the gradients
 		return ok
 	}
+	o.rebuild()
 	noShrink := solver.Thresholds{Max: math.Inf(1), Min: math.Inf(-1)}
 	for i := range o.N {
 		a, g := o.Alpha[i], o.g[i]
