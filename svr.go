@@ -23,7 +23,10 @@ import (
 // Result: Objective is liblinear's dual objective, Primal
 // ½‖w‖² + C·Σ loss_i, Violation the largest |projected gradient| of the
 // last full pass (the pass certifies their sum), SupportVectors the
-// β_i ≠ 0. The model has no labels and predicts wᵀx.
+// β_i ≠ 0, NewtonSteps the primal Newton steps of -s 12 (NoFallback: none;
+// after them the dual's pass certifies, or, as liblinear 2.50 stops the
+// primal solver it switches to, ‖∇P(w)‖ ≤ 0.001·eps·‖∇P(0)‖, and then w is
+// the Newton point). The model has no labels and predicts wᵀx.
 func trainSVR(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Model, *Result, error) {
 	start := time.Now()
 	if err := checkRegressionTargets(d, &p); err != nil {
@@ -40,8 +43,33 @@ func trainSVR(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mod
 	sh := dual.NewData(d, p.bias(), p.Tuning)
 	prob := dual.NewSVR(sh, p.Problem == SquaredSVRDual, p.C, p.P, eps, nil, pool, p.Tuning)
 	cfg := dualConfig(ctx, p, prob.Tol, 2*sh.NNZ(), solver.RepairObserve, false)
+	// -s 12 at large C on few features: the dual hands over to primal
+	// Newton once it has cost what Newton is expected to (dual.SVR.Newton).
+	var budget int64
+	if !p.NoFallback {
+		budget = prob.NewtonBudget()
+	}
+	if budget > 0 {
+		cfg.Switch = func(r *solver.Run) bool {
+			if prob.Ops+p.Tuning.DualStepOps*r.Steps < budget {
+				return false
+			}
+			budget = math.MaxInt64 // once
+			return true
+		}
+	}
 	r := solver.NewRun(prob, cfg)
-	converged, measured := r.Settle(prob, r.Solve(cfg.Seed))
+	converged := r.Solve(cfg.Seed)
+	if r.Handover() {
+		res.NewtonSteps = prob.Newton(r)
+		if !r.Cancelled() {
+			// The dual's pass certifies Newton's dual point, or liblinear's
+			// rule for its primal solver the Newton point itself (then the
+			// model, below); else dual CD goes on.
+			converged = prob.Pass(r, true) || prob.NewtonConverged() || r.Solve(cfg.Seed^newtonSalt)
+		}
+	}
+	converged, measured := r.Settle(prob, converged)
 	viol, primal := r.LastViol, math.NaN()
 	if measured {
 		viol, primal = prob.PassViol, prob.PassPrimal
@@ -53,6 +81,11 @@ func trainSVR(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mod
 	m := &Model{SolverType: res.Solver, NumFeature: d.Features, Bias: p.bias(), NrW: 1, W: prob.W[:rows:rows]}
 	res.Objective = prob.Objective()
 	res.SupportVectors = prob.SupportVectors()
+	if wN, pN := prob.NewtonPoint(); measured && pN < primal {
+		// The primal Newton point is the better model (the gap, measured
+		// against the dual point, still bounds its error).
+		m.W, primal = append([]float64(nil), wN[:rows]...), pN
+	}
 	settle(res, m, r, prob.Ops, converged, viol, primal)
 	res.Seconds = time.Since(start).Seconds()
 	return m, res, nil

@@ -46,6 +46,7 @@ type SVR struct {
 	sums        []float64 // the pass's violation sums, one per chunk
 	stepSum     float64   // Σ|PG| over the steps of the running batch
 	lastStepSum float64   // and of the last batch
+	nt          *svrNewton
 }
 
 // NewSVR returns the SVR dual on sh (labels: the targets) at β = 0: l2 for
