@@ -250,3 +250,47 @@ func TestSVRCancelled(t *testing.T) {
 		t.Fatalf("err %v, model %v, result %+v", err, m != nil, res)
 	}
 }
+
+// TestSVRNewtonSwitch: -s 12 at large C hands over to primal Newton
+// (forced at once here), which ends converged at the primal optimum: the
+// primal gradient, recomputed with plain loops from the model, vanishes,
+// and the gap is closed.
+func TestSVRNewtonSwitch(t *testing.T) {
+	d := regData(10, 300, 8, 0.5, 0.5, 3)
+	p := Params{Problem: SquaredSVRDual, C: 1000, P: 0.1, Bias: 1, Tuning: forcedSwitch(1)}
+	m, res, err := Train(context.Background(), d, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	primal := svrPrimal(d, m, p)
+	if res.NewtonSteps == 0 || !res.Converged || math.Abs(primal-res.Primal) > 1e-9*primal || math.Abs(res.Gap) > 1e-9*primal {
+		t.Fatalf("%d Newton steps, converged %v, primal %g (recomputed %g), gap %g", res.NewtonSteps, res.Converged, res.Primal, primal, res.Gap)
+	}
+	// ∇P(w) = w + 2C Σ sign(r_i)(|r_i| − p)₊ x_i, r_i = wᵀx_i − y_i; at w = 0
+	// for scale.
+	grad := func(w []float64) float64 {
+		g := append([]float64(nil), w...)
+		for i := range d.Rows {
+			wx := w[d.Features]
+			for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
+				wx += w[d.Index[k]] * d.Value[k]
+			}
+			r := wx - d.Label[i]
+			if e := math.Abs(r) - p.P; e > 0 {
+				c := 2 * p.C * math.Copysign(e, r)
+				for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
+					g[d.Index[k]] += c * d.Value[k]
+				}
+				g[d.Features] += c
+			}
+		}
+		var n float64
+		for _, v := range g {
+			n += v * v
+		}
+		return math.Sqrt(n)
+	}
+	if g, g0 := grad(m.W), grad(make([]float64, len(m.W))); g > 1e-9*g0 {
+		t.Fatalf("‖∇P‖ = %g at the model, %g at 0", g, g0)
+	}
+}

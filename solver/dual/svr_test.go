@@ -179,3 +179,46 @@ func TestSVRAllInside(t *testing.T) {
 		t.Fatalf("converged %v, %d support vectors, objective %g", r.Epochs(), s.SupportVectors(), s.Objective())
 	}
 }
+
+// TestSVRNewton: primal Newton from the dual's point at large C solves the
+// primal (its gradient vanishes), its dual point β_i = −2C·sign(r_i)(|r_i|
+// − p)₊ closes the duality gap with w = Σ β_i x_i, and it meets
+// liblinear's primal rule; also with a feature a million times larger
+// than the others, where the Hessian is factored equilibrated.
+func TestSVRNewton(t *testing.T) {
+	for _, big := range []float64{1, 1e6} {
+		d := regData(12, 200, 8, 0.6, 0.5, 1, 0)
+		for k, j := range d.Index {
+			if j == 0 {
+				d.Value[k] *= big
+			}
+		}
+		tune := solver.DefaultTuning()
+		s := NewSVR(NewData(d, 1, &tune), true, 100, 0.1, 0.01, nil, nil, &tune)
+		r := solver.NewRun(s, solver.Config{Selection: solver.ACFShrink, Seed: 1, MaxEpochs: 3, Tuning: &tune})
+		r.Solve(1) // a few epochs: far from the optimum at this C
+		if s.NewtonBudget() <= 0 {
+			t.Fatal("no Newton budget for -s 12 with 9 weights")
+		}
+		if steps := s.Newton(r); steps == 0 || !s.NewtonConverged() {
+			t.Fatalf("scale %g: %d Newton steps, converged %v", big, steps, s.NewtonConverged())
+		}
+		wN, pN := s.NewtonPoint()
+		f := s.Objective()
+		if math.Abs(r.Obj-f) > 1e-12*math.Abs(f) || pN+f > 1e-9*pN || pN+f < -1e-9*pN {
+			t.Fatalf("scale %g: tracked %g, dual %g, primal at the Newton point %g", big, r.Obj, f, pN)
+		}
+		wErr, _, primal := svrCheck(s)
+		if big == 1 && (wErr > 1e-9 || primal+f > 1e-9*primal) {
+			t.Fatalf("w error %g, gap at w(β) %g", wErr, primal+f)
+		}
+		if len(wN) != s.NF+1 {
+			t.Fatalf("Newton point of %d weights", len(wN))
+		}
+	}
+	// The ε-insensitive loss has no Newton method.
+	tune := solver.DefaultTuning()
+	if b := NewSVR(NewData(regData(1, 20, 3, 0.5, 0, 0, 0), -1, &tune), false, 1, 0.1, 0.1, nil, nil, &tune).NewtonBudget(); b != 0 {
+		t.Fatalf("-s 13 Newton budget %d", b)
+	}
+}
