@@ -42,7 +42,7 @@ func trainSVR(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mod
 	}
 	sh := dual.NewData(d, p.bias(), p.Tuning)
 	prob := dual.NewSVR(sh, p.Problem == SquaredSVRDual, p.C, p.P, eps, nil, pool, p.Tuning)
-	cfg := dualConfig(ctx, p, prob.Tol, 2*sh.NNZ(), solver.RepairObserve, false)
+	cfg := dualConfig(ctx, p, eps, 2*sh.NNZ(), solver.RepairObserve, false) // Eps unused: SVR.Due decides
 	// -s 12 at large C on few features: the dual hands over to primal
 	// Newton once it has cost what Newton is expected to (dual.SVR.Newton).
 	var budget int64

@@ -78,7 +78,7 @@ func NewOneClass(sh *Data, nu, eps float64, w []float64, pool *procs.Pool, t *so
 	clear(w)
 	o.W = w
 	o.Alpha = make([]float64, n)
-	nl := nu * float64(n)
+	nl := float64(nu * float64(n)) // νl, rounded (liblinear's nu*l)
 	full := int(nl)
 	for i := range full {
 		o.Alpha[i] = 1
