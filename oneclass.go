@@ -47,7 +47,7 @@ func trainOneClass(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) 
 	}
 	sh := dual.NewData(d, -1, p.Tuning)
 	prob := dual.NewOneClass(sh, p.Nu, eps, nil, pool, p.Tuning)
-	cfg := dualConfig(ctx, p, eps, 4*sh.NNZ(), solver.RepairMax, true)
+	cfg := dualConfig(ctx, p, eps, 4*sh.NNZ(), solver.RepairMax, false)
 	r := solver.NewRun(prob, cfg)
 	r.Obj = prob.Objective()
 	converged, measured := r.Settle(prob, r.Solve(cfg.Seed))
