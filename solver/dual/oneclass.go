@@ -48,6 +48,11 @@ type OneClass struct {
 
 	g       []float64 // cached gradients wᵀx_i
 	stale   bool      // a pass refreshed g without the heaps
+	// clock counts the moves of w; at[i] == clock when g[i] is exact at
+	// the current w (set after the last move), so the partner of the last
+	// pair step, often the partner again, needs no product.
+	clock uint64
+	at    []uint64
 	up, low *gradHeap // α_i < 1 by smallest gradient; α_i > 0 by largest
 	tune    *solver.Tuning
 	chunks  []solver.Chunk
@@ -92,6 +97,7 @@ func NewOneClass(sh *Data, nu, eps float64, w []float64, pool *procs.Pool, t *so
 		}
 	}
 	o.g = make([]float64, n)
+	o.at = make([]uint64, n)
 	for i := range n {
 		o.g[i] = o.dot(int32(i), o.W, &o.Ops)
 	}
@@ -160,7 +166,10 @@ func (o *OneClass) Step(i, ahead int32, th solver.Thresholds) (pg, gain float64,
 		if j < 0 || v <= violating {
 			break
 		}
-		gj := o.dot(j, o.W, &o.Ops)
+		gj := o.g[j]
+		if o.at[j] != o.clock {
+			gj = o.dot(j, o.W, &o.Ops)
+		}
 		if raise {
 			if v = gj - gi; v > violating {
 				return -v, o.pair(i, j, gi, gj), false
@@ -193,9 +202,11 @@ func (o *OneClass) touch(i int32, g float64) {
 	}
 }
 
-// setG caches g as i's gradient and moves i to its place in the heaps.
+// setG caches g, exact at the current w, as i's gradient and moves i to
+// its place in the heaps.
 func (o *OneClass) setG(i int32, g float64) {
 	o.g[i] = g
+	o.at[i] = o.clock
 	o.fix(i)
 }
 
@@ -230,6 +241,7 @@ func (o *OneClass) pair(u, d int32, gu, gd float64) float64 {
 	o.Alpha[u], o.Alpha[d] = nu, nd
 	o.axpy(du, u, o.W, &o.Ops)
 	o.axpy(dd, d, o.W, &o.Ops)
+	o.clock++
 	cross := float64(qud * du * dd)
 	gain := -(float64(gu*du) + float64(gd*dd) + float64(0.5*(float64(qu*du*du)+float64(qd*dd*dd)+2*cross)))
 	o.setG(u, gu+float64(du*qu)+float64(dd*qud))
@@ -258,6 +270,7 @@ func (o *OneClass) Pass(r *solver.Run, repair bool) bool {
 				for i := lo; i < hi; i++ {
 					g := o.dot(int32(i), o.W, &c.Ops)
 					o.g[i] = g // each chunk writes its own rows
+					o.at[i] = o.clock
 					a := o.Alpha[i]
 					if a > 0 {
 						p.gLow = max(p.gLow, g)
