@@ -16,8 +16,8 @@ import (
 // coordinate descent over examples (dual.SVR), the labels its targets.
 //
 // Params: C, P (the ε of the loss), Eps (default 0.1, liblinear's: the
-// violations summed over all examples at most Eps times their sum over
-// the first sweep), Bias, Select, Seed, MaxEpochs, ACF and Progress. Weights do not
+// violations summed over all examples, at one point, at most Eps/2 times
+// their sum over the first sweep; see dual.SVR), Bias, Select, Seed, MaxEpochs, ACF and Progress. Weights do not
 // apply (a warning says so).
 //
 // Result: Objective is liblinear's dual objective, Primal

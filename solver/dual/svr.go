@@ -16,11 +16,15 @@ import (
 // λ = 1/(2C) for the squared one (-s 12); p is the loss's ε and the
 // labels are the targets y. w = Σ β_i x_i is kept up to date.
 //
-// liblinear stops when the sum of the violations over a sweep is at most
-// eps times that of its first sweep. The problem certifies the same
-// 1-norm at one point: a full pass finds Σ_i |PG_i| ≤ Tol, where Tol is
-// eps times the sum over the driver's first batch, a sweep over all
-// examples in random order for every selection (the ACF warm-up).
+// liblinear stops when the sum of the violations over a sweep, each taken
+// just before its step, is at most eps times that of its first sweep (a
+// sweep over all examples in random order; here the driver's first batch,
+// for every selection: the ACF warm-up). The problem certifies the
+// 1-norm at one point instead: a full pass finds Σ_i |PG_i| ≤ Tol, half
+// of that, as the SVMs certify max|PG_i| ≤ eps/2. Half, since after a
+// random sweep an example's violation comes from the steps after its own,
+// half a sweep's worth on average, where the one before its step comes
+// from a whole sweep's.
 type SVR struct {
 	*Data
 	W    []float64 // len NF+1; W[NF] is the bias weight
@@ -28,8 +32,8 @@ type SVR struct {
 	C, P float64
 	// Lambda is the diagonal λ, U the bound on |β_i|.
 	Lambda, U float64
-	// Tol is the 1-norm of the violations that certifies convergence,
-	// set by the first batch (−Inf before: nothing is certified).
+	// Tol is the 1-norm of the violations at one point that certifies
+	// convergence, set by the first batch (−Inf before: nothing is).
 	Tol float64
 	eps float64
 
@@ -161,15 +165,15 @@ func (s *SVR) move(i int32, b, G float64) float64 {
 func (s *SVR) EndBatch(int, bool) float64 {
 	s.lastStepSum, s.stepSum = s.stepSum, 0
 	if math.IsInf(s.Tol, -1) {
-		s.Tol = s.eps * s.lastStepSum
+		s.Tol = 0.5 * s.eps * s.lastStepSum
 	}
 	return 0
 }
 
 // Due says when the certifying pass is worth running: when the violations
-// the last batch's steps saw sum to at most Tol, liblinear's test on its
+// the last batch's steps saw sum to at most 2·Tol, liblinear's test on its
 // sweep.
-func (s *SVR) Due(float64) bool { return s.lastStepSum <= s.Tol }
+func (s *SVR) Due(float64) bool { return s.lastStepSum <= 2*s.Tol }
 
 // eval returns example i's violation |PG_i| and its primal loss given
 // wx = wᵀx_i, and its gradient G of the smooth part.
