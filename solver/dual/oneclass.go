@@ -46,13 +46,13 @@ type OneClass struct {
 	// Pool lends spare processors to the full passes.
 	Pool *procs.Pool
 
-	g       []float64 // cached gradients wᵀx_i
-	stale   bool      // a pass refreshed g without the heaps
+	g     []float64 // cached gradients wᵀx_i
+	stale bool      // a pass refreshed g without the heaps
 	// clock counts the moves of w; at[i] == clock when g[i] is exact at
 	// the current w (set after the last move), so the partner of the last
 	// pair step, often the partner again, needs no product.
-	clock uint64
-	at    []uint64
+	clock   uint64
+	at      []uint64
 	up, low *gradHeap // α_i < 1 by smallest gradient; α_i > 0 by largest
 	tune    *solver.Tuning
 	chunks  []solver.Chunk
@@ -125,10 +125,12 @@ func (o *OneClass) fix(i int32) {
 
 // Step does one pair step with i as the first example (solver.Problem).
 // The signed violation is negative when α_i should grow, and the gain is
-// the exact decrease of f by the pair step. Shrinking follows the dual
-// SVMs': at α_i = 0, a gradient above the largest of Ilow by more than the
-// threshold Max; at α_i = 1, one below the smallest of Iup by more than
-// −Min (gradients of the partners as cached).
+// the exact decrease of f by the pair step. When the selection shrinks,
+// an example at a bound that does not violate leaves the active set, as in
+// liblinear's one-class solver: α_i = 0 with a gradient above the largest
+// of Ilow, α_i = 1 with one below the smallest of Iup (as cached). The
+// thresholds of the dual SVMs (a margin of the last batch's largest
+// violation) kept 15-25% more operations on a9a, w8a and news20.
 func (o *OneClass) Step(i, ahead int32, th solver.Thresholds) (pg, gain float64, shrink bool) {
 	if ahead >= 0 {
 		o.Prefetch(ahead)
@@ -153,7 +155,8 @@ func (o *OneClass) Step(i, ahead int32, th solver.Thresholds) (pg, gain float64,
 			vl = gi - o.g[jl]
 		}
 	}
-	if (a == 0 && -vr > th.Max) || (a == 1 && vl < th.Min) {
+	shrinking := !math.IsInf(th.Max, 1) || !math.IsInf(th.Min, -1)
+	if shrinking && ((a == 0 && vr < 0) || (a == 1 && vl < 0)) {
 		o.touch(i, gi)
 		return 0, 0, true
 	}
