@@ -49,8 +49,8 @@ type OneClass struct {
 	g     []float64 // cached gradients wᵀx_i
 	stale bool      // a pass refreshed g without the heaps
 	// clock counts the moves of w; at[i] == clock when g[i] is exact at
-	// the current w (set after the last move), so the partner of the last
-	// pair step, often the partner again, needs no product.
+	// the current w (set since the last move): a partner that took part in
+	// the last pair step needs no product.
 	clock   uint64
 	at      []uint64
 	up, low *gradHeap // α_i < 1 by smallest gradient; α_i > 0 by largest
