@@ -294,3 +294,21 @@ func TestSVRNewtonSwitch(t *testing.T) {
 		t.Fatalf("‖∇P‖ = %g at the model, %g at 0", g, g0)
 	}
 }
+
+// TestSVRAndOneClassProgress: Progress is called once per epoch with the
+// tracked objective, the last one the result's.
+func TestSVRAndOneClassProgress(t *testing.T) {
+	for _, p := range []Params{{Problem: SVRDual, Eps: 1e-4, Select: Uniform}, {Problem: OneClassSVM, Eps: 1e-6, Select: Uniform}} {
+		d := regData(11, 120, 6, 0.5, 0.2, 1)
+		var calls []Progress
+		p.Progress = func(pr Progress) { calls = append(calls, pr) }
+		_, res, err := Train(context.Background(), d, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := calls[len(calls)-1]
+		if len(calls) != res.Epochs || last.Epoch != res.Epochs || math.Abs(last.Objective-res.Objective) > 1e-9*(1+math.Abs(res.Objective)) {
+			t.Fatalf("-s %s: %d calls for %d epochs, last %+v, objective %g", p.Problem.Flag(), len(calls), res.Epochs, last, res.Objective)
+		}
+	}
+}
