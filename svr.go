@@ -17,8 +17,9 @@ import (
 //
 // Params: C, P (the ε of the loss), Eps (default 0.1, liblinear's: the
 // violations summed over all examples, at one point, at most Eps/2 times
-// their sum over the first sweep; see dual.SVR), Bias, Select, Seed, MaxEpochs, ACF and Progress. Weights do not
-// apply (a warning says so).
+// their sum over the first sweep; see dual.SVR), Bias, Select, Seed,
+// MaxEpochs, ACF, NoFallback and Progress. Weights do not apply (a warning
+// says so).
 //
 // Result: Objective is liblinear's dual objective, Primal
 // ½‖w‖² + C·Σ loss_i, Violation the largest |projected gradient| of the
