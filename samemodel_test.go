@@ -146,12 +146,22 @@ func sameModelRuns() []sameModelRun {
 	add("lasso/intercept/gap", reg, Params{Problem: Lasso, Lambda: 2, Intercept: true, GapTol: 1e-6})
 	add("lasso/path", reg, Params{Problem: Lasso})
 	runs[len(runs)-1].path = 6
+	lowReg := exactData(5, 600, 8, 6, 0)
+	for _, sel := range []Selection{ACFShrink, ACF, Uniform, Shrink} {
+		add("s=12/"+sel.String(), reg, Params{Problem: SquaredSVRDual, C: 1, Select: sel})
+		add("s=13/"+sel.String(), reg, Params{Problem: SVRDual, C: 1, P: 0.5, Select: sel, Bias: 1})
+		add("s=21/"+sel.String(), text, Params{Problem: OneClassSVM, Nu: 0.3, Select: sel})
+	}
+	add("s=12/low-d/C=1000/fallback", lowReg, Params{Problem: SquaredSVRDual, C: 1000, Bias: 1})
+	runs[len(runs)-1].fallback = true
+	add("s=21/float32", to32(text), Params{Problem: OneClassSVM, Nu: 0.05, Eps: 1e-4})
 	return runs
 }
 
 // TestSameModelEverywhere trains a fixed set of runs (-s 1, 3 and 7 with
 // each selection, a bias, float32 values, one-vs-rest, with and without
-// the fallbacks; the Weston–Watkins SVM; the LASSO and its path) and
+// the fallbacks; the Weston–Watkins SVM; the LASSO and its path; -s 12, 13
+// and 21 with each selection, -s 12's Newton switch) and
 // compares each model file's SHA-256 with modelHashes: the same seed must
 // give the same bytes on every CPU, architecture and build.
 // go test -run TestSameModelEverywhere -update-models rewrites the file.
