@@ -62,6 +62,11 @@ type Tuning struct {
 	NewtonOpsSVM, NewtonOpsLR float64
 	// NewtonMaxIter caps the dense Newton steps of one switch.
 	NewtonMaxIter int
+	// HessianParallelOps: a dense Hessian formation of fewer operations
+	// runs on one goroutine; larger ones split the rows of H among at
+	// most HessianMaxParts (the same bits at any split).
+	HessianParallelOps int64
+	HessianMaxParts    int
 
 	// TronSwitchPasses is the switch rule's estimate of a Newton-CG round
 	// and the dual CD after it, in passes over the non-zeros.
@@ -146,6 +151,9 @@ func DefaultTuning() Tuning {
 		NewtonOpsSVM:     0.4,
 		NewtonOpsLR:      0.25,
 		NewtonMaxIter:    100,
+
+		HessianParallelOps: 1 << 18,
+		HessianMaxParts:    4,
 
 		TronSwitchPasses: 100,
 		TronNearViol:     4,

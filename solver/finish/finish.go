@@ -99,7 +99,7 @@ func (f *Finisher) Finish(r *solver.Run, round int) (improved bool) {
 	}
 	f.Steps += f.primalNewton(r)
 	improved = f.dualFromPrimal(r)
-	if f.nt.tr != nil && round < t.TronMaxRounds {
+	if f.nt.cg && round < t.TronMaxRounds {
 		// Newton-CG hands back early: should the dual stall again, it
 		// switches again from where it is.
 		next := t.TronSwitchPasses * p.NNZ()

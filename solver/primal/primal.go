@@ -1,0 +1,337 @@
+// Package primal is the L2-regularised primal problem of linear
+// classification and regression, solved by Newton's method:
+//
+//	f(w) = ½‖w‖² + Σ_i C_i ℓ(z_i)
+//
+// with the losses of liblinear's primal solvers
+//
+//	-s 0  logistic:        ℓ(z) = log(1 + e^{−z}),        z_i = y_i wᵀx_i
+//	-s 2  squared hinge:   ℓ(z) = max(0, 1 − z)²,          z_i = y_i wᵀx_i
+//	-s 11 squared ε-tube:  ℓ(r) = max(0, |r| − ε)²,        r_i = wᵀx_i − y_i
+//
+// (the same functions are the primals of the duals -s 7 and -s 1, which
+// package finish solves here when dual coordinate descent stalls). With
+// FreeBias (liblinear's -R) the bias weight is left out of ½‖w‖².
+//
+// For d+1 ≤ Tuning.NewtonDenseMax the Newton steps are exact: the
+// Hessian H = I + Σ D_i x_i x_iᵀ (D_i = C_i times the loss's second derivative, the generalised one
+// for the squared losses) is formed in its lower triangle over each row's
+// non-zeros (dense.go), factored by Cholesky, and the step's length comes
+// from an Armijo line search evaluated on the margins z + t·Xs without
+// another pass over the data (newton.go). For larger d a trust-region
+// Newton method with preconditioned conjugate gradients runs instead,
+// needing only Hessian-vector products (cg.go).
+//
+// Every phase polls for cancellation at least every Tuning.PollWork
+// non-zeros or operations: a Hessian formation or a Cholesky near
+// d = 4096 takes seconds.
+package primal
+
+import (
+	"math"
+	"sync/atomic"
+
+	"github.com/acfcd/acfcd/internal/fmath"
+	"github.com/acfcd/acfcd/internal/procs"
+	"github.com/acfcd/acfcd/internal/rows"
+	"github.com/acfcd/acfcd/kernel"
+	solver "github.com/acfcd/acfcd/solver"
+)
+
+// Loss is the loss of the primal problem.
+type Loss uint8
+
+const (
+	Logistic     Loss = iota // -s 0 (the primal of -s 7)
+	SquaredHinge             // -s 2 (the primal of -s 1)
+	SquaredTube              // -s 11: the squared ε-insensitive loss of support vector regression
+)
+
+// armijo is the sufficient decrease of the line search (liblinear's eta).
+const armijo = 0.01
+
+// Problem is one primal problem over rows: a binary subproblem (labels
+// in Y) or a regression (targets in T). Its buffers are reused when the
+// caller changes the labels, costs or W for the next subproblem.
+type Problem struct {
+	rows.Rows
+	Loss Loss
+	// Y are the ±1 labels of the classification losses; T the targets of
+	// SquaredTube (Y nil).
+	Y []int8
+	T []float64
+	// Cost holds C_i by class, Cost[(y_i+1)/2]; the regression uses Cost[0].
+	Cost [2]float64
+	// P is SquaredTube's ε.
+	P float64
+	// FreeBias leaves the bias weight W[NF] out of the regulariser.
+	FreeBias bool
+	// W is the weight vector, len NF+1; W[NF] is the bias weight.
+	W []float64
+	// Ops counts the non-zeros touched (and the Hessian's and the
+	// Cholesky factor's operations).
+	Ops int64
+	// Pool lends spare processors to the Hessian's formation and the
+	// margins.
+	Pool *procs.Pool
+	// Poll, if set, reports cancellation; it is called from the calling
+	// goroutine only. Done, if set, is closed on cancellation too: the
+	// goroutines helping with the Hessian check it.
+	Poll func() bool
+	Done <-chan struct{}
+	// Trace, if set, gets a line per iteration.
+	Trace func(format string, args ...any)
+
+	tune      *solver.Tuning
+	z, xs, dc []float64 // per example: margin, margin of the direction, Hessian weight D_i
+	g, s      []float64 // gradient, direction
+	h         []float64 // dense Hessian dim×dim (lower triangle), allocated on first use
+	hw        []int64   // Hessian work by row of H, cumulative (the parallel split), on first use
+	order     int8      // 0 unknown, 1 every row's indices strictly increase, −1 not
+	binary    int8      // 0 unknown, 1 every stored value is 1, −1 not
+	cg        *cgState
+	cancelled bool
+	pollAt    int64 // Ops at which the next poll is due
+}
+
+// New returns a problem on r with its own buffers (W included); the
+// caller sets Y or T, Cost, P and FreeBias.
+func New(r rows.Rows, loss Loss, t *solver.Tuning, pool *procs.Pool) *Problem {
+	dim := r.NF + 1
+	return &Problem{Rows: r, Loss: loss, Pool: pool, tune: t,
+		W: make([]float64, dim), g: make([]float64, dim), s: make([]float64, dim),
+		z: make([]float64, r.N), xs: make([]float64, r.N), dc: make([]float64, r.N)}
+}
+
+// Dim is the number of weights, the bias weight included.
+func (p *Problem) Dim() int { return p.NF + 1 }
+
+// DenseNewton reports whether the Newton steps are exact (a dense
+// Hessian) rather than trust-region Newton-CG.
+func (p *Problem) DenseNewton() bool { return p.Dim() <= p.tune.NewtonDenseMax }
+
+// Margins returns the margins z (r for the regression) at W as of the
+// last Margins call or step.
+func (p *Problem) Margins() []float64 { return p.z }
+
+// Gradient returns ∇f as of the last gradient evaluation.
+func (p *Problem) Gradient() []float64 { return p.g }
+
+// Cancelled reports whether Poll stopped a method.
+func (p *Problem) Cancelled() bool { return p.cancelled }
+
+// C returns C_i.
+func (p *Problem) C(i int) float64 {
+	if p.Y == nil {
+		return p.Cost[0]
+	}
+	return p.Cost[(p.Y[i]+1)>>1]
+}
+
+// poll checks for cancellation once Ops passed the next poll point (or
+// always, with force).
+func (p *Problem) poll(force bool) bool {
+	if p.cancelled {
+		return true
+	}
+	if p.Poll == nil || !force && p.Ops < p.pollAt {
+		return false
+	}
+	p.pollAt = p.Ops + p.tune.PollWork
+	p.cancelled = p.Poll()
+	return p.cancelled
+}
+
+// dotRow returns vᵀx_i, the bias feature included.
+func (p *Problem) dotRow(i int, v []float64) float64 {
+	a, b := p.RP[i], p.RP[i+1]
+	var s float64
+	if p.Val32 == nil {
+		s = kernel.Dot(p.Idx[a:b:b], p.Val[a:b:b], v)
+	} else {
+		s = kernel.Dot32(p.Idx[a:b:b], p.Val32[a:b:b], v)
+	}
+	return s + float64(p.Bias*v[p.NF])
+}
+
+// axpyRow does v += c·x_i, the bias feature included.
+func (p *Problem) axpyRow(c float64, i int, v []float64) {
+	a, b := p.RP[i], p.RP[i+1]
+	if p.Val32 == nil {
+		kernel.Axpy(c, p.Idx[a:b:b], p.Val[a:b:b], v)
+	} else {
+		kernel.Axpy32(c, p.Idx[a:b:b], p.Val32[a:b:b], v)
+	}
+	v[p.NF] += float64(c * p.Bias)
+}
+
+// SetMargins sets the margins from scratch at W: z_i = y_i wᵀx_i, or for
+// the regression r_i = wᵀx_i − y_i.
+func (p *Problem) SetMargins() {
+	p.rowProducts(p.W, p.z, true)
+}
+
+// rowProducts sets out_i = y_i vᵀx_i, or for the regression vᵀx_i, minus
+// t_i with margins, in fixed chunks of rows on the spare processors (each
+// row's product is the same bits on any goroutine).
+func (p *Problem) rowProducts(v, out []float64, margins bool) {
+	t := p.T
+	if !margins {
+		t = nil
+	}
+	chunk := p.tune.KKTChunkRows
+	n := p.N
+	nch := (n + chunk - 1) / chunk
+	do := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			m := p.dotRow(i, v)
+			switch {
+			case t != nil:
+				m -= t[i]
+			case p.Y != nil:
+				m = float64(p.Y[i]) * m
+			}
+			out[i] = m
+		}
+	}
+	nnz := p.RP[n] - p.RP[0]
+	p.Ops += nnz
+	helpers := 0
+	if nch > 1 && nnz >= p.tune.KKTParallelNNZ {
+		helpers = p.Pool.Take(nch - 1)
+	}
+	if helpers == 0 {
+		do(0, n)
+		return
+	}
+	var next atomic.Int64
+	p.Pool.Run(helpers, func(bool) {
+		for {
+			c := int(next.Add(1) - 1)
+			if c >= nch {
+				return
+			}
+			do(c*chunk, min((c+1)*chunk, n))
+		}
+	}, func() { next.Store(int64(nch)) })
+}
+
+// reg returns aᵀb over the regularised weights (all but the bias weight
+// with FreeBias).
+func (p *Problem) reg(a, b []float64) float64 {
+	if p.FreeBias {
+		return dot(a[:p.NF], b[:p.NF])
+	}
+	return dot(a, b)
+}
+
+// lossAt returns Σ_i C_i ℓ(z_i + t·xs_i).
+func (p *Problem) lossAt(t float64) float64 {
+	var f float64
+	switch p.Loss {
+	case SquaredHinge:
+		for i, z := range p.z {
+			if h := 1 - (z + float64(t*p.xs[i])); h > 0 {
+				f += float64(p.C(i) * h * h)
+			}
+		}
+	case Logistic:
+		for i, z := range p.z {
+			f += float64(p.C(i) * log1pExpNeg(z+float64(t*p.xs[i])))
+		}
+	case SquaredTube:
+		c := p.Cost[0]
+		for i, r := range p.z {
+			if e := math.Abs(r+float64(t*p.xs[i])) - p.P; e > 0 {
+				f += float64(c * e * e)
+			}
+		}
+	}
+	return f
+}
+
+// Objective returns f at W from the margins of the last SetMargins or step.
+func (p *Problem) Objective() float64 {
+	return float64(0.5*p.reg(p.W, p.W)) + p.lossAt(0)
+}
+
+// log1pExpNeg is log(1 + e^{−m}) without overflow.
+func log1pExpNeg(m float64) float64 {
+	if m >= 0 {
+		return fmath.Log1p(fmath.Exp(-m))
+	}
+	return -m + fmath.Log1p(fmath.Exp(m))
+}
+
+// SetGradient sets ∇f and the Hessian weights D_i at the current margins
+// and returns ‖∇f‖.
+func (p *Problem) SetGradient() float64 {
+	copy(p.g, p.W)
+	if p.FreeBias {
+		p.g[p.NF] = 0
+	}
+	for i, z := range p.z {
+		var gi, di float64
+		switch p.Loss {
+		case SquaredHinge:
+			if z < 1 {
+				ci := p.C(i)
+				gi = -2 * ci * (1 - z)
+				di = 2 * ci
+			}
+		case Logistic:
+			// σ(−z) and σ(z)σ(−z) without overflow
+			ci := p.C(i)
+			e := fmath.Exp(-math.Abs(z))
+			sNeg := 1 / (1 + fmath.Exp(z))
+			if z < 0 {
+				sNeg = 1 / (1 + e)
+			}
+			gi = -ci * sNeg
+			di = ci * e / ((1 + e) * (1 + e))
+		case SquaredTube:
+			c := p.Cost[0]
+			if z < -p.P {
+				gi, di = 2*c*(z+p.P), 2*c
+			} else if z > p.P {
+				gi, di = 2*c*(z-p.P), 2*c
+			}
+		}
+		p.dc[i] = di
+		if gi != 0 {
+			if p.Y != nil {
+				gi *= float64(p.Y[i])
+			}
+			p.axpyRow(gi, i, p.g)
+			p.Ops += p.RP[i+1] - p.RP[i]
+		}
+	}
+	return math.Sqrt(dot(p.g, p.g))
+}
+
+// dot4 returns aᵀb with four running sums (b at least as long as a).
+func dot4(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += float64(a[i] * b[i])
+		s1 += float64(a[i+1] * b[i+1])
+		s2 += float64(a[i+2] * b[i+2])
+		s3 += float64(a[i+3] * b[i+3])
+	}
+	for ; i < len(a); i++ {
+		s0 += float64(a[i] * b[i])
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// dot returns aᵀb in index order.
+func dot(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s float64
+	for i := range a {
+		s += float64(a[i] * b[i])
+	}
+	return s
+}
