@@ -2,6 +2,7 @@ package acfcd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -107,6 +108,15 @@ func (p *Params) resolve() error {
 	}
 	if math.IsNaN(p.Bias) || math.IsInf(p.Bias, 0) {
 		return fmt.Errorf("bias must be finite, got %g", p.Bias)
+	}
+	if p.UnregularizedBias {
+		switch {
+		case p.Problem != LogisticPrimal && p.Problem != SquaredHingePrimal && p.Problem != L1SquaredHinge &&
+			p.Problem != L1Logistic && p.Problem != SquaredSVRPrimal:
+			return fmt.Errorf("-R (an unregularised bias) is supported only for -s 0, 2, 5, 6 and 11 (L2R_LR, L2R_L2LOSS_SVC, L1R_L2LOSS_SVC, L1R_LR and L2R_L2LOSS_SVR), not -s %s (%s)", p.Problem.Flag(), p.Problem)
+		case !(p.Bias > 0):
+			return errors.New("to not regularize the bias, specify a bias with -B (e.g. -B 1) along with -R")
+		}
 	}
 	if p.Seed == 0 {
 		p.Seed = DefaultSeed
@@ -341,10 +351,34 @@ func trainDual(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mo
 	nsub := len(dt.subs)
 	mdl, inPlace := dt.newModel(res)
 
-	// The classes go to up to min(GOMAXPROCS, nsub) workers: the caller's
-	// processor and the spare ones of the pool. A worker that finds no
-	// class left gives its processor back to the pool, for the KKT passes
-	// of the classes still running; the last one keeps it for the caller.
+	err = eachSubproblem(ctx, d, pool, nsub, func() func(k int) {
+		dp, fin := dt.worker(inPlace, pool)
+		return func(k int) {
+			dt.solve(k, dp, fin)
+			if inPlace == nil {
+				dt.copyOut(mdl, k, dp.W)
+			}
+		}
+	}, func(k int) { dt.subs[k].res.Cancelled = true })
+	if err != nil {
+		return nil, nil, err
+	}
+
+	dt.total(res, mdl)
+	res.Seconds = time.Since(start).Seconds()
+	return mdl, res, nil
+}
+
+// eachSubproblem trains subproblems 0 to nsub−1 on up to
+// min(GOMAXPROCS, nsub) workers: the caller's processor and the spare ones
+// of the pool. Each worker calls start once for its solve function (its
+// own buffers), then solves the subproblems it claims; once ctx is
+// cancelled the subproblems not started go to cancelled instead. A worker
+// that finds no subproblem left gives its processor back to the pool, for
+// the passes of the subproblems still running; the last one keeps it for
+// the caller. A fault in a worker (a truncated mapped file) is returned
+// as the error.
+func eachSubproblem(ctx context.Context, d *Dataset, pool *procs.Pool, nsub int, start func() func(k int), cancelled func(k int)) error {
 	workers := 1 + pool.Take(min(runtime.GOMAXPROCS(0), nsub)-1)
 	var alive atomic.Int64
 	alive.Store(int64(workers))
@@ -371,32 +405,22 @@ func trainDual(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mo
 				}
 			}()
 			defer fault.Recover(d.Source, &err)
-			dp, fin := dt.worker(inPlace, pool)
+			solve := start()
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= nsub {
 					return
 				}
 				if ctx.Err() != nil {
-					// Cancelled: the classes not started keep w = 0.
-					dt.subs[k].res.Cancelled = true
+					cancelled(k) // its weights stay 0
 					continue
 				}
-				dt.solve(k, dp, fin)
-				if inPlace == nil {
-					dt.copyOut(mdl, k, dp.W)
-				}
+				solve(k)
 			}
 		}()
 	}
 	wg.Wait()
-	if faultErr != nil {
-		return nil, nil, faultErr
-	}
-
-	dt.total(res, mdl)
-	res.Seconds = time.Since(start).Seconds()
-	return mdl, res, nil
+	return faultErr
 }
 
 // newModel returns the model the subproblems train into. One subproblem
