@@ -193,7 +193,7 @@ type dualTraining struct {
 	sel       Selection
 	labels    []float64
 	sh        *dual.Data
-	dups      *finish.Dups
+	findDups  func() *finish.Dups // the groups of identical rows, found on first call; nil: none looked for
 	subs      []subproblem
 	progress  func(Progress)
 }
@@ -231,7 +231,7 @@ func newDualTraining(ctx context.Context, d *Dataset, p Params) (*dualTraining, 
 	t := p.Tuning
 	dt.sh = dual.NewData(d, p.bias(), t)
 	if dt.loss != dual.Logistic && !p.NoFallback && t.PushDups && dt.sh.N <= t.DupsMaxRows {
-		dt.dups = finish.FindDups(dt.sh)
+		dt.findDups = sync.OnceValue(func() *finish.Dups { return finish.FindDups(dt.sh) })
 	}
 	if dt.loss == dual.Logistic {
 		// No α_i of the logistic dual sits at a bound: nothing to shrink.
@@ -295,15 +295,30 @@ func (dt *dualTraining) solve(k int, dp *dual.Problem, fin *finish.Finisher) {
 	if !dt.p.NoFallback {
 		cfg.Switch = fin.Due
 	}
-	if dt.dups != nil {
-		cfg.AfterBatch = func() float64 { return dt.dups.Push(dp) }
+	if dt.findDups != nil {
+		// The groups are looked for at the first batch's end: a
+		// subproblem certified after Newton never needs them.
+		cfg.AfterBatch = func() float64 {
+			if dups := dt.findDups(); dups != nil {
+				return dups.Push(dp)
+			}
+			return 0
+		}
 	}
 
 	obj := dp.Reset(dt.labels[s.class], s.cp, s.cn)
 	fin.Reset()
 	r := solver.NewRun(dp, cfg)
 	r.Obj = obj
-	converged := r.Solve(s.seed)
+	var converged bool
+	if !dt.p.NoFallback && fin.PrimalFirst() {
+		// Few features: Newton first, then the dual's certificate (dual
+		// CD finishes if it fails).
+		improved := fin.Primal(r)
+		converged = !r.Cancelled() && (improved && dp.Pass(r, true) || r.Solve(s.seed))
+	} else {
+		converged = r.Solve(s.seed)
+	}
 	for round := 1; r.Handover(); round++ {
 		improved := fin.Finish(r, round)
 		if r.Cancelled() {

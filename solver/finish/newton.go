@@ -102,7 +102,7 @@ func (f *Finisher) primalNewton(r *solver.Run) int {
 	xmax = math.Sqrt(xmax)
 	// |x_iᵀ∇P| ≤ ‖x_i‖‖∇P‖ bounds what the rebuilt dual w will add to
 	// each coordinate's violation: a quarter of eps leaves room.
-	steps, _ := pp.Newton(f.t.NewtonMaxIter, 1e-15, func(_ int, _, gnorm float64) bool {
+	steps, _ := pp.Newton(f.t.NewtonMaxIter, 0, func(_ int, _, gnorm float64) bool {
 		return gnorm*xmax <= 0.25*p.Eps
 	})
 	return steps

@@ -195,43 +195,77 @@ func CholSolve(h []float64, dim int, sign float64, b, x []float64) {
 // bias's diagonal entry without the 1 with FreeBias) and returns false if
 // cancelled. The rows of H are split among the caller and the spare
 // processors of the pool (see the top of this file).
+//
+// For the squared losses D_i is 0 or 2C_i: once their active sets settle,
+// few examples change from one Newton step to the next, so up to
+// Tuning.HessianKeepMax weights the sum is kept and updated by the
+// examples whose D_i changed, when they are fewer work than all of them.
 func (p *Problem) formHessian() bool {
 	dim := p.Dim()
 	if p.h == nil {
 		p.h = make([]float64, dim*dim)
 	}
-	h := p.h
-	clear(h)
-	if p.order == 0 {
-		p.order = 1
-		for i := 0; i < p.N && p.order == 1; i++ {
-			idx := p.Idx[p.RP[i]:p.RP[i+1]]
-			for q := 1; q < len(idx); q++ {
-				if idx[q] <= idx[q-1] {
-					p.order = -1
-					break
-				}
-			}
-		}
-		p.binary = -1
-		if p.tune.BinaryRows && p.Val32 == nil {
-			p.binary = 1
-			for _, v := range p.Val[p.RP[0]:p.RP[p.N]] {
-				if v != 1 {
-					p.binary = -1
-					break
-				}
-			}
-		}
+	p.scanRows()
+	keep := p.Loss != Logistic && dim <= p.tune.HessianKeepMax
+	target := p.h
+	if keep && p.hsum == nil {
+		p.hsum = make([]float64, dim*dim)
+		p.dprev = make([]float64, p.N)
 	}
-	var ops int64
+	if keep {
+		target = p.hsum
+	}
+	// The rows to add and their coefficients: all with D_i ≠ 0, or those
+	// whose D_i changed, by the change. The logistic loss's D_i never
+	// vanishes, but most are tiny at large C: a row whose D_i‖x_i‖² is
+	// below Tuning.HessianDropRel changes H = I + … by less than that, and
+	// is left out (not with a free bias weight, whose entry has no 1).
+	drop := 0.0
+	if p.Loss == Logistic && !p.FreeBias {
+		drop = p.tune.HessianDropRel
+		p.rowNorms()
+	}
+	p.hrows, p.hcoef = p.hrows[:0], p.hcoef[:0]
+	var full, changed, active int64
 	for i, di := range p.dc {
+		k := p.RP[i+1] - p.RP[i]
+		w := k * (k + 1) / 2
+		if di != 0 && drop > 0 && float64(di*p.xsq[i]) <= drop {
+			continue
+		}
 		if di != 0 {
-			k := p.RP[i+1] - p.RP[i]
-			ops += k * (k + 1) / 2
+			full += w
+			active++
+		}
+		if keep && p.kept && di != p.dprev[i] {
+			changed += w
 		}
 	}
+	incremental := keep && p.kept && changed < full
+	for i, di := range p.dc {
+		c := di
+		if incremental {
+			c = di - p.dprev[i]
+		} else if drop > 0 && float64(di*p.xsq[i]) <= drop {
+			continue
+		}
+		if c != 0 {
+			p.hrows = append(p.hrows, int32(i))
+			p.hcoef = append(p.hcoef, c)
+		}
+	}
+	ops := full
+	if incremental {
+		ops = changed
+	} else {
+		clear(target)
+	}
+	if keep {
+		copy(p.dprev, p.dc)
+	}
+	p.kept = false // until the sum is complete
 	p.Ops += ops
+
 	var abort atomic.Bool
 	parts := 1
 	helpers := 0
@@ -239,17 +273,14 @@ func (p *Problem) formHessian() bool {
 		helpers = p.Pool.Take(p.tune.HessianMaxParts - 1)
 		parts += helpers
 	}
-	split := p.hessianSplit(parts)
+	p.hessianSplit(parts)
 	run := func(k int, caller bool) {
-		lo, hi := split[k], split[k+1]
 		if p.order != 1 {
-			p.hessianAny(&abort)
-			return
-		}
-		if p.Val32 == nil {
-			hessianRows(p, p.Val, lo, hi, caller, &abort)
+			p.hessianAny(target, &abort)
+		} else if p.Val32 == nil {
+			hessianRows(p, p.Val, target, k, caller, &abort)
 		} else {
-			hessianRows(p, p.Val32, lo, hi, caller, &abort)
+			hessianRows(p, p.Val32, target, k, caller, &abort)
 		}
 	}
 	if helpers == 0 {
@@ -274,29 +305,81 @@ func (p *Problem) formHessian() bool {
 		p.cancelled = true
 		return false
 	}
+	p.kept = keep
+	if keep {
+		copy(p.h, p.hsum)
+	}
+	h := p.h
 	// The regulariser: 1 on the diagonal, but for a free bias weight,
-	// whose entry is Σ D_i B² (if that is 0, so is its whole row and the
-	// gradient's entry: any value ≠ 0 gives the step 0 there).
+	// whose row is Σ D_i B x_i: if no example has D_i ≠ 0, that row is 0
+	// and so is the gradient's entry, and any value ≠ 0 on the diagonal
+	// gives the step 0 there.
 	for j := 0; j < dim; j++ {
 		if j < p.NF || !p.FreeBias {
 			h[j*dim+j]++
 		}
 	}
-	if p.FreeBias && h[p.NF*dim+p.NF] == 0 {
+	if p.FreeBias && active == 0 {
+		clear(h[p.NF*dim : p.NF*dim+dim])
 		h[p.NF*dim+p.NF] = 1
 	}
 	return true
 }
 
-// hessianSplit returns parts+1 boundaries of the rows of H with about
-// equal work each, from the work of every row over all examples (counted
-// once per problem: it does not change with D).
-func (p *Problem) hessianSplit(parts int) []int {
+// rowNorms sets p.xsq to every example's ‖x_i‖² (bias included), once.
+func (p *Problem) rowNorms() {
+	if p.xsq != nil {
+		return
+	}
+	p.xsq = make([]float64, p.N)
+	for i := range p.xsq {
+		p.xsq[i] = p.SqNorm(int32(i))
+	}
+}
+
+// scanRows finds out once whether every row's indices strictly increase
+// (the formation's fast path) and whether every value is 1.
+func (p *Problem) scanRows() {
+	if p.order != 0 {
+		return
+	}
+	p.order = 1
+	for i := 0; i < p.N && p.order == 1; i++ {
+		idx := p.Idx[p.RP[i]:p.RP[i+1]]
+		for q := 1; q < len(idx); q++ {
+			if idx[q] <= idx[q-1] {
+				p.order = -1
+				break
+			}
+		}
+	}
+	p.binary = -1
+	if p.tune.BinaryRows && p.Val32 == nil {
+		p.binary = 1
+		for _, v := range p.Val[p.RP[0]:p.RP[p.N]] {
+			if v != 1 {
+				p.binary = -1
+				break
+			}
+		}
+	}
+}
+
+// hessianSplit sets p.split to parts+1 boundaries of the rows of H with
+// about equal work each (from the work of every row over all examples,
+// counted once per problem) and p.qsplit to each example's positions of
+// the inner boundaries.
+func (p *Problem) hessianSplit(parts int) {
+	if parts == p.qparts {
+		return
+	}
 	dim := p.Dim()
-	split := make([]int, parts+1)
-	split[parts] = dim
+	p.qparts = parts
+	p.split = make([]int, parts+1)
+	p.split[parts] = dim
+	p.qsplit = nil
 	if parts == 1 {
-		return split
+		return
 	}
 	if p.hw == nil {
 		p.hw = make([]int64, dim+1)
@@ -320,33 +403,39 @@ func (p *Problem) hessianSplit(parts int) []int {
 		for c < dim && p.hw[c] < target {
 			c++
 		}
-		split[k] = c
+		p.split[k] = c
 	}
-	return split
+	p.qsplit = make([]int32, p.N*(parts-1))
+	for i := 0; i < p.N; i++ {
+		idx := p.Idx[p.RP[i]:p.RP[i+1]]
+		for k := 1; k < parts; k++ {
+			p.qsplit[i*(parts-1)+k-1] = int32(lowerBound(idx, int32(p.split[k])))
+		}
+	}
 }
 
-// hessianRows adds the entries of H's rows [lo, hi) over every example
-// with D_i ≠ 0 (rows in increasing order of index), the bias row
-// included if it is in the range. Every Tuning.PollWork operations the
-// caller polls p.Poll and a helper checks p.Done; either sets abort on
-// cancellation, and stops when abort is set.
-func hessianRows[V FloatV](p *Problem, val []V, lo, hi int, caller bool, abort *atomic.Bool) {
+// hessianRows adds to h the entries of its rows in part k of p.split
+// over the examples p.hrows with coefficients p.hcoef (rows in increasing
+// order of index), the bias row included in the last part. Every
+// Tuning.PollWork operations the caller polls p.Poll and a helper checks
+// p.Done; either sets abort on cancellation, and stops when abort is set.
+func hessianRows[V FloatV](p *Problem, val []V, h []float64, k int, caller bool, abort *atomic.Bool) {
 	dim, nf := p.Dim(), p.NF
-	h := p.h
+	parts := p.qparts
 	binary := p.binary == 1
 	bias := p.Bias
-	hasBias := bias != 0 && nf >= lo && nf < hi
+	hasBias := bias != 0 && k == parts-1
 	var work int64
-	for i, di := range p.dc {
-		if di == 0 {
-			continue
-		}
+	for n, i := range p.hrows {
+		di := p.hcoef[n]
 		a, b := p.RP[i], p.RP[i+1]
 		idx, x := p.Idx[a:b:b], val[a:b:b]
 		qlo, qhi := 0, len(idx)
-		if lo > 0 || hi < nf {
-			qlo = lowerBound(idx, int32(lo))
-			qhi = qlo + lowerBound(idx[qlo:], int32(hi))
+		if k > 0 {
+			qlo = int(p.qsplit[int(i)*(parts-1)+k-1])
+		}
+		if k < parts-1 {
+			qhi = int(p.qsplit[int(i)*(parts-1)+k])
 		}
 		if qhi > qlo {
 			if binary {
@@ -360,8 +449,8 @@ func hessianRows[V FloatV](p *Problem, val []V, lo, hi int, caller bool, abort *
 			bv := di * bias
 			hr := h[nf*dim : nf*dim+nf+1]
 			x = x[:len(idx)]
-			for k, j := range idx {
-				hr[j] += float64(bv * float64(x[k]))
+			for q, j := range idx {
+				hr[j] += float64(bv * float64(x[q]))
 			}
 			hr[nf] += float64(bv * bias)
 			work += int64(len(idx))
@@ -382,14 +471,11 @@ func hessianRows[V FloatV](p *Problem, val []V, lo, hi int, caller bool, abort *
 }
 
 // hessianAny is the formation for rows in any order, on one goroutine.
-func (p *Problem) hessianAny(abort *atomic.Bool) {
+func (p *Problem) hessianAny(h []float64, abort *atomic.Bool) {
 	dim, nf := p.Dim(), p.NF
-	h := p.h
 	var work int64
-	for i, di := range p.dc {
-		if di == 0 {
-			continue
-		}
+	for n, i := range p.hrows {
+		di := p.hcoef[n]
 		a, b := p.RP[i], p.RP[i+1]
 		if p.Val32 == nil {
 			AddOuterAny(h, dim, di, p.Idx[a:b], p.Val[a:b])

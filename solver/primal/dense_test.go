@@ -121,8 +121,46 @@ func TestHessian(t *testing.T) {
 			t.Fatalf("H entry %d: %v on one goroutine, %v on four", k, one.h[k], four.h[k])
 		}
 	}
-	if s := four.hessianSplit(4); s[0] != 0 || s[4] != four.Dim() || !(s[1] <= s[2] && s[2] <= s[3]) {
+	four.hessianSplit(4)
+	if s := four.split; s[0] != 0 || s[4] != four.Dim() || !(s[1] <= s[2] && s[2] <= s[3]) {
 		t.Errorf("split %v", s)
+	}
+}
+
+// TestHessianIncremental: for the squared hinge, a formation after one
+// where few D_i changed adds only the changes (fewer operations) and
+// gives the matrix a fresh formation gives, up to rounding.
+func TestHessianIncremental(t *testing.T) {
+	d := overlapping(3, 500, 40, 0.5, 0.1, 2)
+	for _, spare := range []int{0, 3} {
+		tune := solver.DefaultTuning()
+		tune.HessianParallelOps = 0
+		p := problem(t, d, SquaredHinge, 1, 2, 1, &tune, spare)
+		fresh := problem(t, d, SquaredHinge, 1, 2, 1, &tune, spare)
+		for i := range p.dc {
+			p.dc[i] = float64(1 + i%2)
+		}
+		p.formHessian()
+		for i := range p.dc {
+			if i%7 == 0 {
+				p.dc[i] = 0
+			}
+		}
+		copy(fresh.dc, p.dc)
+		ops := p.Ops
+		p.formHessian()
+		fresh.formHessian()
+		if p.Ops-ops >= fresh.Ops {
+			t.Errorf("spare %d: the update took %d operations, a fresh formation %d", spare, p.Ops-ops, fresh.Ops)
+		}
+		dim := p.Dim()
+		for c := 0; c < dim; c++ {
+			for j := 0; j <= c; j++ {
+				if got, want := p.h[c*dim+j], fresh.h[c*dim+j]; math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+					t.Fatalf("spare %d: H[%d][%d] = %v updated, %v fresh", spare, c, j, got, want)
+				}
+			}
+		}
 	}
 }
 

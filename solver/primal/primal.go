@@ -87,9 +87,20 @@ type Problem struct {
 	g, s      []float64 // gradient, direction
 	h         []float64 // dense Hessian dim×dim (lower triangle), allocated on first use
 	hw        []int64   // Hessian work by row of H, cumulative (the parallel split), on first use
+	split     []int     // the boundaries of the rows of H of the formation's parts
+	qsplit    []int32   // per example, the positions of the inner boundaries of split
+	qparts    int       // the number of parts of split and qsplit (0: none yet)
+	hrows     []int32   // the examples of a formation
+	hcoef     []float64 // and their coefficients
+	hsum      []float64 // Σ D_i x_i x_iᵀ of the last formation, kept for the squared losses
+	dprev     []float64 // its D_i
+	xsq       []float64 // per example ‖x_i‖², for the logistic loss's formation
+	kept      bool      // hsum and dprev hold the last formation of this Newton run
 	order     int8      // 0 unknown, 1 every row's indices strictly increase, −1 not
 	binary    int8      // 0 unknown, 1 every stored value is 1, −1 not
 	cg        *cgState
+	sums      []float64 // per part: partial sums of the loss (and of its derivatives)
+	gparts    []float64 // parts 1, 2, ...: the gradient's partial sums (dense Newton only)
 	cancelled bool
 	pollAt    int64 // Ops at which the next poll is due
 }
@@ -172,17 +183,15 @@ func (p *Problem) SetMargins() {
 }
 
 // rowProducts sets out_i = y_i vᵀx_i, or for the regression vᵀx_i, minus
-// t_i with margins, in fixed chunks of rows on the spare processors (each
-// row's product is the same bits on any goroutine).
+// t_i with margins (each row's product is the same bits on any
+// goroutine).
 func (p *Problem) rowProducts(v, out []float64, margins bool) {
 	t := p.T
 	if !margins {
 		t = nil
 	}
-	chunk := p.tune.KKTChunkRows
-	n := p.N
-	nch := (n + chunk - 1) / chunk
-	do := func(lo, hi int) {
+	p.Ops += p.RP[p.N] - p.RP[0]
+	p.forParts(func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			m := p.dotRow(i, v)
 			switch {
@@ -193,27 +202,47 @@ func (p *Problem) rowProducts(v, out []float64, margins bool) {
 			}
 			out[i] = m
 		}
+	})
+}
+
+// The passes over the examples run in a fixed number of parts of
+// consecutive rows (Tuning.RowParts, or one on small data), on as many
+// goroutines as the pool spares. A part's sums are its own and are added
+// in part order, so the results do not depend on how many goroutines ran.
+
+// parts returns the number of parts of the passes.
+func (p *Problem) parts() int {
+	if p.RP[p.N]-p.RP[0] < p.tune.KKTParallelNNZ || p.N < 2 {
+		return 1
 	}
-	nnz := p.RP[n] - p.RP[0]
-	p.Ops += nnz
+	return max(1, min(p.tune.RowParts, p.N))
+}
+
+// forParts calls fn(k, lo, hi) for every part k of the rows [lo, hi), on
+// the calling goroutine and the pool's spare ones.
+func (p *Problem) forParts(fn func(k, lo, hi int)) {
+	np := p.parts()
+	bound := func(k int) int { return int(int64(p.N) * int64(k) / int64(np)) }
 	helpers := 0
-	if nch > 1 && nnz >= p.tune.KKTParallelNNZ {
-		helpers = p.Pool.Take(nch - 1)
+	if np > 1 {
+		helpers = p.Pool.Take(np - 1)
 	}
 	if helpers == 0 {
-		do(0, n)
+		for k := range np {
+			fn(k, bound(k), bound(k+1))
+		}
 		return
 	}
 	var next atomic.Int64
 	p.Pool.Run(helpers, func(bool) {
 		for {
-			c := int(next.Add(1) - 1)
-			if c >= nch {
+			k := int(next.Add(1) - 1)
+			if k >= np {
 				return
 			}
-			do(c*chunk, min((c+1)*chunk, n))
+			fn(k, bound(k), bound(k+1))
 		}
-	}, func() { next.Store(int64(nch)) })
+	}, func() { next.Store(int64(np)) })
 }
 
 // reg returns aᵀb over the regularised weights (all but the bias weight
@@ -225,24 +254,48 @@ func (p *Problem) reg(a, b []float64) float64 {
 	return dot(a, b)
 }
 
-// lossAt returns Σ_i C_i ℓ(z_i + t·xs_i).
+// lossAt returns Σ_i C_i ℓ(z_i + t·xs_i), summed by part.
 func (p *Problem) lossAt(t float64) float64 {
+	sums := p.partSums()
+	p.forParts(func(k, lo, hi int) { sums[k] = p.lossRows(t, lo, hi) })
 	var f float64
+	for _, v := range sums {
+		f += v
+	}
+	return f
+}
+
+// partSums returns a zeroed slice of one float64 per part.
+func (p *Problem) partSums() []float64 {
+	np := p.parts()
+	if cap(p.sums) < np {
+		p.sums = make([]float64, np)
+	}
+	p.sums = p.sums[:np]
+	clear(p.sums)
+	return p.sums
+}
+
+// lossRows returns Σ_{lo ≤ i < hi} C_i ℓ(z_i + t·xs_i).
+func (p *Problem) lossRows(t float64, lo, hi int) float64 {
+	var f float64
+	z, xs := p.z[lo:hi], p.xs[lo:hi]
+	xs = xs[:len(z)]
 	switch p.Loss {
 	case SquaredHinge:
-		for i, z := range p.z {
-			if h := 1 - (z + float64(t*p.xs[i])); h > 0 {
-				f += float64(p.C(i) * h * h)
+		for i, zi := range z {
+			if h := 1 - (zi + float64(t*xs[i])); h > 0 {
+				f += float64(p.C(lo+i) * h * h)
 			}
 		}
 	case Logistic:
-		for i, z := range p.z {
-			f += float64(p.C(i) * log1pExpNeg(z+float64(t*p.xs[i])))
+		for i, zi := range z {
+			f += float64(p.C(lo+i) * log1pExpNeg(zi+float64(t*xs[i])))
 		}
 	case SquaredTube:
 		c := p.Cost[0]
-		for i, r := range p.z {
-			if e := math.Abs(r+float64(t*p.xs[i])) - p.P; e > 0 {
+		for i, r := range z {
+			if e := math.Abs(r+float64(t*xs[i])) - p.P; e > 0 {
 				f += float64(c * e * e)
 			}
 		}
@@ -264,13 +317,53 @@ func log1pExpNeg(m float64) float64 {
 }
 
 // SetGradient sets ∇f and the Hessian weights D_i at the current margins
-// and returns ‖∇f‖.
+// and returns ‖∇f‖. Each part sums its rows' terms into its own vector
+// (the first into ∇f), added in part order.
 func (p *Problem) SetGradient() float64 {
-	copy(p.g, p.W)
-	if p.FreeBias {
-		p.g[p.NF] = 0
+	np := p.parts()
+	if p.DenseNewton() && np > 1 {
+		if len(p.gparts) < (np-1)*p.Dim() {
+			p.gparts = make([]float64, (np-1)*p.Dim())
+		}
+	} else {
+		np = 1 // a vector per part is too much at large d
 	}
-	for i, z := range p.z {
+	dim := p.Dim()
+	ops := make([]int64, np)
+	run := func(k, lo, hi int) {
+		g := p.g
+		if k > 0 {
+			g = p.gparts[(k-1)*dim : k*dim]
+		}
+		clear(g)
+		ops[k] = p.gradientRows(g, lo, hi)
+	}
+	if np == 1 {
+		run(0, 0, p.N)
+	} else {
+		p.forParts(run)
+	}
+	for k := 1; k < np; k++ {
+		for j, v := range p.gparts[(k-1)*dim : k*dim] {
+			p.g[j] += v
+		}
+	}
+	for j, w := range p.W {
+		if j < p.NF || !p.FreeBias {
+			p.g[j] += w
+		}
+	}
+	for _, o := range ops {
+		p.Ops += o
+	}
+	return math.Sqrt(dot(p.g, p.g))
+}
+
+// gradientRows adds the loss terms of rows [lo, hi) to g and sets their
+// D_i; it returns the non-zeros touched.
+func (p *Problem) gradientRows(g []float64, lo, hi int) (ops int64) {
+	for i := lo; i < hi; i++ {
+		z := p.z[i]
 		var gi, di float64
 		switch p.Loss {
 		case SquaredHinge:
@@ -280,12 +373,12 @@ func (p *Problem) SetGradient() float64 {
 				di = 2 * ci
 			}
 		case Logistic:
-			// σ(−z) and σ(z)σ(−z) without overflow
+			// σ(−z) and σ(z)σ(−z) from one exponential, without overflow
 			ci := p.C(i)
 			e := fmath.Exp(-math.Abs(z))
-			sNeg := 1 / (1 + fmath.Exp(z))
-			if z < 0 {
-				sNeg = 1 / (1 + e)
+			sNeg := 1 / (1 + e)
+			if z >= 0 {
+				sNeg = e / (1 + e)
 			}
 			gi = -ci * sNeg
 			di = ci * e / ((1 + e) * (1 + e))
@@ -302,11 +395,11 @@ func (p *Problem) SetGradient() float64 {
 			if p.Y != nil {
 				gi *= float64(p.Y[i])
 			}
-			p.axpyRow(gi, i, p.g)
-			p.Ops += p.RP[i+1] - p.RP[i]
+			p.axpyRow(gi, i, g)
+			ops += p.RP[i+1] - p.RP[i]
 		}
 	}
-	return math.Sqrt(dot(p.g, p.g))
+	return ops
 }
 
 // dot4 returns aᵀb with four running sums (b at least as long as a).
