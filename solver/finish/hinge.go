@@ -331,7 +331,7 @@ loop:
 		} else {
 			ipmFormPass(f, nt, hg, dp.Val32)
 		}
-		if hg.aborted.Load() || !primal.Cholesky(nt.h, nt.dim, r.Poll) {
+		if hg.aborted.Load() || !primal.Cholesky(nt.h, nt.dim, r.Poll, dp.Pool, f.t.HessianParallelOps) {
 			break
 		}
 		dp.Ops += int64(nt.dim) * int64(nt.dim) * int64(nt.dim) / 6

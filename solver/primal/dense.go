@@ -3,6 +3,8 @@ package primal
 import (
 	"math"
 	"sync/atomic"
+
+	"github.com/acfcd/acfcd/internal/procs"
 )
 
 // The dense Hessian and its Cholesky factor, shared with the
@@ -130,48 +132,88 @@ func AddOuterAny[V FloatV](h []float64, dim int, di float64, idx []int32, x []V)
 // Cholesky factors the symmetric positive definite dim×dim matrix whose
 // lower triangle h holds, H = LLᵀ, into that lower triangle. It returns
 // false if H is not numerically positive definite, or if poll (asked
-// every few columns, when not nil) reports cancellation.
+// after every block of rows once about 2²² operations have passed, when
+// not nil) reports cancellation.
 //
 // The rows are computed in blocks of cholBlock: for each earlier row j,
 // the block's rows take their dot products with row j while it is in
 // cache, so the factor is read from memory once per block rather than
 // once per row (at dim = 4096 the matrix is 128 MiB). Every entry is
 // computed as by the plain row-by-row method, L_kj = (H_kj − Σ_{i<j} L_ki
-// L_ji)/L_jj with the same four-way sums: the same bits.
-func Cholesky(h []float64, dim int, poll func() bool) bool {
+// L_ji)/L_jj with the same four-way sums: the same bits. The block's
+// entries left of it, most of the work, are independent from row to row:
+// with pool (and at least parallel operations) its rows are shared with
+// the spare processors.
+func Cholesky(h []float64, dim int, poll func() bool, pool *procs.Pool, parallel int64) bool {
 	var work int64
+	par := pool != nil && int64(dim)*int64(dim)*int64(dim)/6 >= parallel
 	for k0 := 0; k0 < dim; k0 += cholBlock {
 		k1 := min(k0+cholBlock, dim)
-		for j := 0; j < k1; j++ {
-			rj := h[j*dim : j*dim+j+1]
-			kk := max(j, k0)
-			if kk == j {
-				d := rj[j] - dot4(rj[:j], rj[:j])
-				if !(d > 0) {
-					return false
-				}
-				rj[j] = math.Sqrt(d)
-				kk++
+		if k0 > 0 {
+			// Left of the block: rows [k0, k1) against the finished rows
+			// [0, k0).
+			helpers := 0
+			if par {
+				helpers = pool.Take(cholParts - 1)
 			}
+			if helpers == 0 {
+				cholRows(h, dim, k0, k0, k1)
+			} else {
+				parts := helpers + 1
+				var next atomic.Int64
+				pool.Run(helpers, func(bool) {
+					for {
+						q := int(next.Add(1) - 1)
+						if q >= parts {
+							return
+						}
+						cholRows(h, dim, k0, k0+(k1-k0)*q/parts, k0+(k1-k0)*(q+1)/parts)
+					}
+				}, func() { next.Store(int64(parts)) })
+			}
+			work += int64(k1-k0) * int64(k0) * int64(k0) / 2
+		}
+		// The block's own triangle.
+		for j := k0; j < k1; j++ {
+			rj := h[j*dim : j*dim+j+1]
+			d := rj[j] - dot4(rj[:j], rj[:j])
+			if !(d > 0) {
+				return false
+			}
+			rj[j] = math.Sqrt(d)
 			inv := 1 / rj[j]
-			for k := kk; k < k1; k++ {
+			for k := j + 1; k < k1; k++ {
 				rk := h[k*dim : k*dim+j+1]
 				rk[j] = (rk[j] - dot4(rk[:j], rj[:j])) * inv
 			}
-			work += int64(k1-kk) * int64(j+1)
-			if work >= cholPollWork && poll != nil {
-				work = 0
-				if poll() {
-					return false
-				}
+			work += int64(k1-j) * int64(j+1)
+		}
+		if work >= cholPollWork && poll != nil {
+			work = 0
+			if poll() {
+				return false
 			}
 		}
 	}
 	return true
 }
 
+// cholRows computes L_kj for the rows k0 ≤ k < k1 and the columns j < jmax
+// of the finished rows.
+func cholRows(h []float64, dim, jmax, k0, k1 int) {
+	for j := 0; j < jmax; j++ {
+		rj := h[j*dim : j*dim+j+1]
+		inv := 1 / rj[j]
+		for k := k0; k < k1; k++ {
+			rk := h[k*dim : k*dim+j+1]
+			rk[j] = (rk[j] - dot4(rk[:j], rj[:j])) * inv
+		}
+	}
+}
+
 const (
 	cholBlock    = 16
+	cholParts    = 2
 	cholPollWork = 1 << 22 // about a millisecond of the factorisation
 )
 
@@ -532,7 +574,7 @@ func (p *Problem) factor() bool {
 		return false
 	}
 	dim := p.Dim()
-	ok := Cholesky(p.h, dim, func() bool { return p.poll(true) })
+	ok := Cholesky(p.h, dim, func() bool { return p.poll(true) }, p.Pool, p.tune.HessianParallelOps)
 	p.Ops += int64(dim) * int64(dim) * int64(dim) / 6
 	return ok
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/procs"
+	"github.com/acfcd/acfcd/kernel"
 	solver "github.com/acfcd/acfcd/solver"
 )
 
@@ -165,7 +167,7 @@ func TestHessianIncremental(t *testing.T) {
 }
 
 // TestCholesky: the blocked factorisation gives the bits of the plain
-// row-by-row one, solves the system, refuses a matrix that is not
+// row-by-row one, on one goroutine or several, solves the system, refuses a matrix that is not
 // positive definite and stops when poll says so.
 func TestCholesky(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
@@ -193,8 +195,14 @@ func TestCholesky(t *testing.T) {
 				rk[j] = (rk[j] - dot4(rk[:j], rj[:j])) * inv
 			}
 		}
-		if !Cholesky(h, dim, nil) {
+		par := append([]float64(nil), h...)
+		if !Cholesky(h, dim, nil, nil, 0) || !Cholesky(par, dim, nil, procs.NewPool(3), 0) {
 			t.Fatalf("dim %d: failed on a positive definite matrix", dim)
+		}
+		for k := range h {
+			if math.Float64bits(h[k]) != math.Float64bits(par[k]) {
+				t.Fatalf("dim %d: entry %d %v on one goroutine, %v on several", dim, k, h[k], par[k])
+			}
 		}
 		for c := 0; c < dim; c++ {
 			for j := 0; j <= c; j++ {
@@ -220,7 +228,7 @@ func TestCholesky(t *testing.T) {
 		}
 		if dim > 1 {
 			full[dim+1] = -1 // not positive definite
-			if Cholesky(full, dim, nil) {
+			if Cholesky(full, dim, nil, nil, 0) {
 				t.Errorf("dim %d: factored a matrix that is not positive definite", dim)
 			}
 		}
@@ -231,7 +239,7 @@ func TestCholesky(t *testing.T) {
 		h[j*dim+j] = 1
 	}
 	polls := 0
-	if Cholesky(h, dim, func() bool { polls++; return true }) || polls != 1 {
+	if Cholesky(h, dim, func() bool { polls++; return true }, nil, 0) || polls != 1 {
 		t.Errorf("cancelled factorisation: polled %d times, want 1 and false", polls)
 	}
 }
@@ -286,6 +294,55 @@ func TestHessianVector(t *testing.T) {
 					t.Errorf("f32=%v bias=%v: M[%d] = %v, want %v", f32, bias, j, p.cg.m[j], m)
 				}
 			}
+		}
+	}
+}
+
+// TestOnesRows: on all-ones data the passes that skip the values give
+// kernel.Dot's and kernel.Axpy's bits, for every row length.
+func TestOnesRows(t *testing.T) {
+	v := make([]float64, 40)
+	for j := range v {
+		v[j] = math.Sin(float64(j)) * math.Exp(float64(j%7))
+	}
+	for n := 0; n <= len(v); n++ {
+		idx := make([]int32, n)
+		one := make([]float64, n)
+		for k := range idx {
+			idx[k] = int32(k * 37 % len(v))
+			one[k] = 1
+		}
+		if a, b := dotOnes(idx, v), kernel.Dot(idx, one, v); math.Float64bits(a) != math.Float64bits(b) {
+			t.Errorf("%d elements: %v, kernel.Dot %v", n, a, b)
+		}
+	}
+	d := overlapping(7, 50, 30, 0.4, 0.1, 1)
+	for k := range d.Value {
+		d.Value[k] = 1
+	}
+	tune := solver.DefaultTuning()
+	ones := problem(t, d, SquaredHinge, 1, 1, 1, &tune, 0)
+	tune2 := tune
+	tune2.BinaryRows = false
+	vals := problem(t, d, SquaredHinge, 1, 1, 1, &tune2, 0)
+	for _, p := range []*Problem{ones, vals} {
+		for j := range p.W {
+			p.W[j] = math.Cos(float64(j))
+		}
+		p.SetMargins()
+		p.SetGradient()
+	}
+	if ones.binary != 1 || vals.binary != -1 {
+		t.Fatalf("binary %d and %d", ones.binary, vals.binary)
+	}
+	for i := range ones.z {
+		if math.Float64bits(ones.z[i]) != math.Float64bits(vals.z[i]) {
+			t.Fatalf("margin %d: %v skipping the values, %v reading them", i, ones.z[i], vals.z[i])
+		}
+	}
+	for j := range ones.g {
+		if math.Float64bits(ones.g[j]) != math.Float64bits(vals.g[j]) {
+			t.Fatalf("gradient %d: %v skipping the values, %v reading them", j, ones.g[j], vals.g[j])
 		}
 	}
 }

@@ -157,7 +157,9 @@ func (p *Problem) poll(force bool) bool {
 func (p *Problem) dotRow(i int, v []float64) float64 {
 	a, b := p.RP[i], p.RP[i+1]
 	var s float64
-	if p.Val32 == nil {
+	if p.binary == 1 {
+		s = dotOnes(p.Idx[a:b:b], v)
+	} else if p.Val32 == nil {
 		s = kernel.Dot(p.Idx[a:b:b], p.Val[a:b:b], v)
 	} else {
 		s = kernel.Dot32(p.Idx[a:b:b], p.Val32[a:b:b], v)
@@ -168,7 +170,12 @@ func (p *Problem) dotRow(i int, v []float64) float64 {
 // axpyRow does v += c·x_i, the bias feature included.
 func (p *Problem) axpyRow(c float64, i int, v []float64) {
 	a, b := p.RP[i], p.RP[i+1]
-	if p.Val32 == nil {
+	if p.binary == 1 {
+		// fma(c, 1, v) is c + v rounded once: kernel.Axpy's bits.
+		for _, j := range p.Idx[a:b:b] {
+			v[j] += c
+		}
+	} else if p.Val32 == nil {
 		kernel.Axpy(c, p.Idx[a:b:b], p.Val[a:b:b], v)
 	} else {
 		kernel.Axpy32(c, p.Idx[a:b:b], p.Val32[a:b:b], v)
@@ -179,7 +186,34 @@ func (p *Problem) axpyRow(c float64, i int, v []float64) {
 // SetMargins sets the margins from scratch at W: z_i = y_i wᵀx_i, or for
 // the regression r_i = wᵀx_i − y_i.
 func (p *Problem) SetMargins() {
+	p.scanRows()
 	p.rowProducts(p.W, p.z, true)
+}
+
+// dotOnes is kernel.Dot of a row whose values are all 1, without reading
+// them (the passes are bound by memory, and such data, a9a and w8a, store
+// 8 bytes of value per 4 of index): element k goes into partial sum
+// k mod 8 and the sums meet in kernel's tree, and fma(1, v, s) is v + s
+// rounded once, so the bits are kernel.Dot's.
+func dotOnes(idx []int32, v []float64) float64 {
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	k := 0
+	for ; k+8 <= len(idx); k += 8 {
+		i := idx[k : k+8 : k+8]
+		s0 += v[i[0]]
+		s1 += v[i[1]]
+		s2 += v[i[2]]
+		s3 += v[i[3]]
+		s4 += v[i[4]]
+		s5 += v[i[5]]
+		s6 += v[i[6]]
+		s7 += v[i[7]]
+	}
+	s := [8]float64{s0, s1, s2, s3, s4, s5, s6, s7}
+	for l, j := range idx[k:] {
+		s[l] += v[j]
+	}
+	return ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]))
 }
 
 // rowProducts sets out_i = y_i vᵀx_i, or for the regression vᵀx_i, minus
@@ -402,18 +436,20 @@ func (p *Problem) gradientRows(g []float64, lo, hi int) (ops int64) {
 	return ops
 }
 
-// dot4 returns aᵀb with four running sums (b at least as long as a).
+// dot4 returns aᵀb with four running sums (b at least as long as a),
+// element k in sum k mod 4.
 func dot4(a, b []float64) float64 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += float64(a[i] * b[i])
-		s1 += float64(a[i+1] * b[i+1])
-		s2 += float64(a[i+2] * b[i+2])
-		s3 += float64(a[i+3] * b[i+3])
+	n := len(a) &^ 3
+	for i := 0; i < n; i += 4 {
+		x, y := a[i:i+4:i+4], b[i:i+4:i+4]
+		s0 += float64(x[0] * y[0])
+		s1 += float64(x[1] * y[1])
+		s2 += float64(x[2] * y[2])
+		s3 += float64(x[3] * y[3])
 	}
-	for ; i < len(a); i++ {
+	for i := n; i < len(a); i++ {
 		s0 += float64(a[i] * b[i])
 	}
 	return (s0 + s1) + (s2 + s3)
