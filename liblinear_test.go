@@ -43,9 +43,10 @@ func writeLibSVM(t testing.TB, d *dataio.Dataset, path string) {
 
 var objectiveRE = regexp.MustCompile(`Objective value = (\S+)`)
 
-// runLiblinear trains with liblinear-train and returns the printed
-// objective values (one per subproblem), the model's label line and weights.
-func runLiblinear(t *testing.T, data string, p Params) (objs []float64, labels []float64, w []float64, capped bool) {
+// runLiblinear trains with liblinear-train (extra: further arguments)
+// and returns the printed objective values (one per subproblem), the
+// model's label line and weights.
+func runLiblinear(t *testing.T, data string, p Params, extra ...string) (objs []float64, labels []float64, w []float64, capped bool) {
 	t.Helper()
 	model := filepath.Join(t.TempDir(), "model")
 	args := []string{"-s", p.Problem.Flag(), "-c", strconv.FormatFloat(p.C, 'g', -1, 64),
@@ -58,7 +59,7 @@ func runLiblinear(t *testing.T, data string, p Params) (objs []float64, labels [
 	for _, l := range wl {
 		args = append(args, fmt.Sprintf("-w%d", int(l)), strconv.FormatFloat(p.Weights[l], 'g', -1, 64))
 	}
-	args = append(args, data, model)
+	args = append(append(args, extra...), data, model)
 	out, err := exec.Command(liblinearTrain, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("liblinear-train %v: %v\n%s", args, err, out)

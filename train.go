@@ -2,6 +2,7 @@ package acfcd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -108,6 +109,15 @@ func (p *Params) resolve() error {
 	if math.IsNaN(p.Bias) || math.IsInf(p.Bias, 0) {
 		return fmt.Errorf("bias must be finite, got %g", p.Bias)
 	}
+	if p.UnregularizedBias {
+		switch {
+		case p.Problem != LogisticPrimal && p.Problem != SquaredHingePrimal && p.Problem != L1SquaredHinge &&
+			p.Problem != L1Logistic && p.Problem != SquaredSVRPrimal:
+			return fmt.Errorf("-R (an unregularised bias) is supported only for -s 0, 2, 5, 6 and 11 (L2R_LR, L2R_L2LOSS_SVC, L1R_L2LOSS_SVC, L1R_LR and L2R_L2LOSS_SVR), not -s %s (%s)", p.Problem.Flag(), p.Problem)
+		case !(p.Bias > 0):
+			return errors.New("to not regularize the bias, specify a bias with -B (e.g. -B 1) along with -R")
+		}
+	}
 	if p.Seed == 0 {
 		p.Seed = DefaultSeed
 	}
@@ -187,7 +197,7 @@ type dualTraining struct {
 	sel       Selection
 	labels    []float64
 	sh        *dual.Data
-	dups      *finish.Dups
+	findDups  func() *finish.Dups // the groups of identical rows, found on first call; nil: none looked for
 	subs      []subproblem
 	progress  func(Progress)
 }
@@ -225,7 +235,7 @@ func newDualTraining(ctx context.Context, d *Dataset, p Params) (*dualTraining, 
 	t := p.Tuning
 	dt.sh = dual.NewData(d, p.bias(), t)
 	if dt.loss != dual.Logistic && !p.NoFallback && t.PushDups && dt.sh.N <= t.DupsMaxRows {
-		dt.dups = p.warm.findDups(dt.sh) // FindC: once per fold
+		dt.findDups = sync.OnceValue(func() *finish.Dups { return p.warm.findDups(dt.sh) }) // FindC: once per fold
 	}
 	if dt.loss == dual.Logistic {
 		// No α_i of the logistic dual sits at a bound: nothing to shrink.
@@ -289,8 +299,15 @@ func (dt *dualTraining) solve(k int, dp *dual.Problem, fin *finish.Finisher) {
 	if !dt.p.NoFallback {
 		cfg.Switch = fin.Due
 	}
-	if dt.dups != nil {
-		cfg.AfterBatch = func() float64 { return dt.dups.Push(dp) }
+	if dt.findDups != nil {
+		// The groups are looked for at the first batch's end: a
+		// subproblem certified after Newton never needs them.
+		cfg.AfterBatch = func() float64 {
+			if dups := dt.findDups(); dups != nil {
+				return dups.Push(dp)
+			}
+			return 0
+		}
 	}
 
 	obj := dp.Reset(dt.labels[s.class], s.cp, s.cn)
@@ -300,7 +317,15 @@ func (dt *dualTraining) solve(k int, dp *dual.Problem, fin *finish.Finisher) {
 	fin.Reset()
 	r := solver.NewRun(dp, cfg)
 	r.Obj = obj
-	converged := r.Solve(s.seed)
+	var converged bool
+	if !dt.p.NoFallback && fin.PrimalFirst() {
+		// Few features: Newton first, then the dual's certificate (dual
+		// CD finishes if it fails).
+		improved := fin.Primal(r)
+		converged = !r.Cancelled() && (improved && dp.Pass(r, true) || r.Solve(s.seed))
+	} else {
+		converged = r.Solve(s.seed)
+	}
 	for round := 1; r.Handover(); round++ {
 		improved := fin.Finish(r, round)
 		if r.Cancelled() {
@@ -357,10 +382,34 @@ func trainDual(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mo
 	nsub := len(dt.subs)
 	mdl, inPlace := dt.newModel(res)
 
-	// The classes go to up to min(GOMAXPROCS, nsub) workers: the caller's
-	// processor and the spare ones of the pool. A worker that finds no
-	// class left gives its processor back to the pool, for the KKT passes
-	// of the classes still running; the last one keeps it for the caller.
+	err = eachSubproblem(ctx, d, pool, nsub, func() func(k int) {
+		dp, fin := dt.worker(inPlace, pool)
+		return func(k int) {
+			dt.solve(k, dp, fin)
+			if inPlace == nil {
+				dt.copyOut(mdl, k, dp.W)
+			}
+		}
+	}, func(k int) { dt.subs[k].res.Cancelled = true })
+	if err != nil {
+		return nil, nil, err
+	}
+
+	dt.total(res, mdl)
+	res.Seconds = time.Since(start).Seconds()
+	return mdl, res, nil
+}
+
+// eachSubproblem trains subproblems 0 to nsub−1 on up to
+// min(GOMAXPROCS, nsub) workers: the caller's processor and the spare ones
+// of the pool. Each worker calls start once for its solve function (its
+// own buffers), then solves the subproblems it claims; once ctx is
+// cancelled the subproblems not started go to cancelled instead. A worker
+// that finds no subproblem left gives its processor back to the pool, for
+// the passes of the subproblems still running; the last one keeps it for
+// the caller. A fault in a worker (a truncated mapped file) is returned
+// as the error.
+func eachSubproblem(ctx context.Context, d *Dataset, pool *procs.Pool, nsub int, start func() func(k int), cancelled func(k int)) error {
 	workers := 1 + pool.Take(min(runtime.GOMAXPROCS(0), nsub)-1)
 	var alive atomic.Int64
 	alive.Store(int64(workers))
@@ -387,32 +436,22 @@ func trainDual(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mo
 				}
 			}()
 			defer fault.Recover(d.Source, &err)
-			dp, fin := dt.worker(inPlace, pool)
+			solve := start()
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= nsub {
 					return
 				}
 				if ctx.Err() != nil {
-					// Cancelled: the classes not started keep w = 0.
-					dt.subs[k].res.Cancelled = true
+					cancelled(k) // its weights stay 0
 					continue
 				}
-				dt.solve(k, dp, fin)
-				if inPlace == nil {
-					dt.copyOut(mdl, k, dp.W)
-				}
+				solve(k)
 			}
 		}()
 	}
 	wg.Wait()
-	if faultErr != nil {
-		return nil, nil, faultErr
-	}
-
-	dt.total(res, mdl)
-	res.Seconds = time.Since(start).Seconds()
-	return mdl, res, nil
+	return faultErr
 }
 
 // newModel returns the model the subproblems train into. One subproblem

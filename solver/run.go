@@ -305,6 +305,10 @@ func (r *Run) Tuning() *Tuning { return r.tune }
 // Trace is Config.Trace, or nil.
 func (r *Run) Trace() func(format string, args ...any) { return r.cfg.Trace }
 
+// Done is Config.Done: finishers that work on several goroutines check it
+// on each (Poll is for the calling goroutine only).
+func (r *Run) Done() <-chan struct{} { return r.cfg.Done }
+
 // slow runs the rare checks: cancellation and, for step-counted epochs,
 // the end of an epoch (progress, switch, cap). It returns true to stop.
 func (r *Run) slow(viol float64) bool {

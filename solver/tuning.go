@@ -62,6 +62,29 @@ type Tuning struct {
 	NewtonOpsSVM, NewtonOpsLR float64
 	// NewtonMaxIter caps the dense Newton steps of one switch.
 	NewtonMaxIter int
+	// PrimalFirstStep, PrimalFirstKappa, PrimalFirstMinNNZ: a subproblem
+	// of -s 1 or 7 with d+1 ≤ NewtonDenseMax and at least
+	// PrimalFirstMinNNZ non-zeros whose dense Newton step costs at most
+	// PrimalFirstStep dual epochs, and whose mean C_i‖x_i‖² is at least
+	// PrimalFirstKappa, starts with Newton instead of dual CD.
+	PrimalFirstStep, PrimalFirstKappa float64
+	PrimalFirstMinNNZ                 int64
+	// HessianParallelOps: a dense Hessian formation of fewer operations
+	// runs on one goroutine; larger ones split the rows of H among at
+	// most HessianMaxParts (the same bits at any split).
+	HessianParallelOps int64
+	HessianMaxParts    int
+	// HessianDropRel: the logistic loss's Hessian leaves out the examples
+	// whose D_i‖x_i‖² is at most this (H = I + Σ D_i x_i x_iᵀ).
+	HessianDropRel float64
+	// HessianKeepMax is the largest d+1 for which the squared losses keep
+	// their Hessian sum between Newton steps (8·(d+1)² bytes) and update
+	// it by the examples whose weight changed.
+	HessianKeepMax int
+	// RowParts is the number of fixed parts of rows the primal Newton
+	// method's passes (margins, loss, gradient) are split into, each
+	// summed on its own (so it, never GOMAXPROCS, fixes the sums).
+	RowParts int
 
 	// TronSwitchPasses is the switch rule's estimate of a Newton-CG round
 	// and the dual CD after it, in passes over the non-zeros.
@@ -140,12 +163,21 @@ func DefaultTuning() Tuning {
 		PushDups:    true,
 		DupsMaxRows: 1 << 22,
 
-		DualStepOps:      8,
-		NewtonDenseMax:   4096,
-		NewtonGuessIters: 10,
-		NewtonOpsSVM:     0.4,
-		NewtonOpsLR:      0.25,
-		NewtonMaxIter:    100,
+		DualStepOps:       8,
+		NewtonDenseMax:    4096,
+		NewtonGuessIters:  10,
+		NewtonOpsSVM:      0.4,
+		NewtonOpsLR:       0.25,
+		NewtonMaxIter:     100,
+		PrimalFirstStep:   16,
+		PrimalFirstKappa:  0.5,
+		PrimalFirstMinNNZ: 1 << 16,
+
+		HessianParallelOps: 1 << 18,
+		HessianMaxParts:    4,
+		HessianKeepMax:     2048,
+		HessianDropRel:     1e-10,
+		RowParts:           8,
 
 		TronSwitchPasses: 100,
 		TronNearViol:     4,

@@ -31,6 +31,16 @@ func TestDefaultTuning(t *testing.T) {
 		"NewtonOpsLR":      0.25,
 		"NewtonMaxIter":    100,
 
+		"PrimalFirstStep":   16.0,
+		"PrimalFirstKappa":  0.5,
+		"PrimalFirstMinNNZ": int64(1 << 16),
+
+		"HessianParallelOps": int64(1 << 18),
+		"HessianMaxParts":    4,
+		"HessianKeepMax":     2048,
+		"HessianDropRel":     1e-10,
+		"RowParts":           8,
+
 		"TronSwitchPasses": int64(100),
 		"TronNearViol":     4.0,
 		"TronDeferPasses":  int64(20),

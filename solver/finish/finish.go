@@ -99,7 +99,7 @@ func (f *Finisher) Finish(r *solver.Run, round int) (improved bool) {
 	}
 	f.Steps += f.primalNewton(r)
 	improved = f.dualFromPrimal(r)
-	if f.nt.tr != nil && round < t.TronMaxRounds {
+	if f.nt.cg && round < t.TronMaxRounds {
 		// Newton-CG hands back early: should the dual stall again, it
 		// switches again from where it is.
 		next := t.TronSwitchPasses * p.NNZ()
@@ -127,6 +127,20 @@ func (f *Finisher) estimate() (int64, bool) {
 		}
 		return t.TronSwitchPasses * nnz, true
 	}
+	outer := f.outer()
+	if p.Loss == dual.L1SVM {
+		// Per interior-point iteration: H over every row, its Cholesky
+		// and two solves, and seven passes (w and the margins, two
+		// right-hand sides and two Z·p).
+		return f.dualOps(t.IPMGuessIters * (6*nnz + outer + dim*dim*dim/6 + 2*dim*dim)), true
+	}
+	return f.dualOps(t.NewtonGuessIters * f.newtonStep(outer)), true
+}
+
+// outer returns the operations of forming the dense Hessian over every
+// row: Σ_i k_i(k_i+1)/2 for k_i non-zeros (bias included).
+func (f *Finisher) outer() int64 {
+	p := f.p
 	var outer int64
 	for i := 0; i < p.N; i++ {
 		k := p.RP[i+1] - p.RP[i]
@@ -135,14 +149,15 @@ func (f *Finisher) estimate() (int64, bool) {
 		}
 		outer += k * (k + 1) / 2
 	}
-	if p.Loss == dual.L1SVM {
-		// Per interior-point iteration: H over every row, its Cholesky
-		// and two solves, and seven passes (w and the margins, two
-		// right-hand sides and two Z·p).
-		return f.dualOps(t.IPMGuessIters * (6*nnz + outer + dim*dim*dim/6 + 2*dim*dim)), true
-	}
-	pass := 4 * nnz // margins, gradient, direction, and the line search's X·s
-	return f.dualOps(t.NewtonGuessIters * (pass + outer + dim*dim*dim/6)), true
+	return outer
+}
+
+// newtonStep returns the operations of a dense Newton step given outer:
+// the Hessian, its Cholesky factor and four passes (margins, gradient,
+// direction and the line search's X·s).
+func (f *Finisher) newtonStep(outer int64) int64 {
+	dim := int64(f.p.NF + 1)
+	return 4*f.p.NNZ() + outer + dim*dim*dim/6
 }
 
 // dualOps converts finisher operations into dual CD operations of the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	solver "github.com/acfcd/acfcd/solver"
+	"github.com/acfcd/acfcd/solver/primal"
 )
 
 // The hinge-loss finisher (-s 3): an interior-point method on the dual.
@@ -72,6 +73,10 @@ type hinge struct {
 	fixed float64
 	// binary: every stored value is 1 (rowDot).
 	binary bool
+	// done is the run's cancellation, checked in the passes that form H;
+	// aborted records that one stopped for it.
+	done    <-chan struct{}
+	aborted atomic.Bool
 }
 
 // ipmPart is one fixed range of rows of the interior-point passes, with
@@ -86,6 +91,10 @@ type ipmPart struct {
 func (f *Finisher) newHinge() (*newton, *hinge) {
 	dp := f.p
 	nt := f.newNewton()
+	if nt.h == nil {
+		nt.h = make([]float64, nt.dim*nt.dim)
+		nt.dcoef = make([]float64, dp.N)
+	}
 	if f.hg == nil {
 		n := dp.N
 		buf := make([]float64, 9*n)
@@ -118,7 +127,7 @@ func (f *Finisher) newHinge() (*newton, *hinge) {
 // free, so the same data gives the same bits everywhere.
 
 // ipmPartition returns the passes' ranges, not yet bounded (ipmBound):
-// one when the rows are not all sorted (nt.addOuter sums straight into
+// one when the rows are not all sorted (addOuterAny sums straight into
 // nt.h), when the data is small, or when a second H would not fit in
 // ipmPartsMem.
 func (f *Finisher) ipmPartition(nt *newton) []ipmPart {
@@ -220,6 +229,8 @@ func (f *Finisher) hingeFinish(r *solver.Run, settle bool) int {
 	copy(nt.alpha, dp.Alpha)
 	copy(nt.w, dp.W)
 	nt.obj = r.Obj
+	hg.done = r.Done()
+	hg.aborted.Store(false)
 	n := dp.N
 	hg.a, hg.u, hg.s, hg.t = hg.a[:n], hg.u[:n], hg.s[:n], hg.t[:n]
 	hg.g, hg.r, hg.da, hg.das, hg.dat = hg.g[:n], hg.r[:n], hg.da[:n], hg.das[:n], hg.dat[:n]
@@ -320,9 +331,10 @@ loop:
 		} else {
 			ipmFormPass(f, nt, hg, dp.Val32)
 		}
-		if !nt.cholesky() {
+		if hg.aborted.Load() || !primal.Cholesky(nt.h, nt.dim, r.Poll, dp.Pool, f.t.HessianParallelOps) {
 			break
 		}
+		dp.Ops += int64(nt.dim) * int64(nt.dim) * int64(nt.dim) / 6
 		iters++
 
 		// Predictor (affine scaling).
@@ -395,8 +407,9 @@ type floatV interface{ ~float32 | ~float64 }
 
 // ipmFormPass sets, in one pass over the data, hg.g to the margins
 // G_i = z_iᵀw − 1 at the interior point (w = hg.wi), D⁻¹ in nt.dcoef,
-// hg.r = −G, hg.v = Zᵀ D⁻¹ r, and H = I + Zᵀ D⁻¹ Z in nt.h (both
-// triangles).
+// hg.r = −G, hg.v = Zᵀ D⁻¹ r, and H = I + Zᵀ D⁻¹ Z in nt.h (its lower
+// triangle, as primal.Cholesky reads it). On cancellation it stops early
+// with hg.aborted set.
 func ipmFormPass[V floatV](f *Finisher, nt *newton, hg *hinge, val []V) {
 	dim, h := nt.dim, nt.h
 	hg.parts[0].h, hg.parts[0].v = h, hg.v
@@ -408,7 +421,7 @@ func ipmFormPass[V floatV](f *Finisher, nt *newton, hg *hinge, val []V) {
 	f.ipmSum(func(p *ipmPart) []float64 { return p.v })
 	for _, p := range hg.parts[1:] {
 		for j := 0; j < dim; j++ {
-			hj, pj := h[j*dim+j:(j+1)*dim], p.h[j*dim+j:(j+1)*dim]
+			hj, pj := h[j*dim:j*dim+j+1], p.h[j*dim:j*dim+j+1]
 			for k, x := range pj {
 				hj[k] += x
 			}
@@ -416,9 +429,6 @@ func ipmFormPass[V floatV](f *Finisher, nt *newton, hg *hinge, val []V) {
 	}
 	for j := 0; j < dim; j++ {
 		h[j*dim+j]++
-		for k := j + 1; k < dim; k++ {
-			h[k*dim+j] = h[j*dim+k]
-		}
 	}
 }
 
@@ -427,8 +437,16 @@ func ipmFormRows[V floatV](f *Finisher, nt *newton, hg *hinge, val []V, p *ipmPa
 	dp := f.p
 	dim, nf, bias := nt.dim, dp.NF, dp.Bias
 	wi, v, h := hg.wi[:dim], p.v[:dim], p.h
-	var ops int64
+	var ops, work int64
 	for q := p.lo; q < p.hi; q++ {
+		if work >= f.t.PollWork {
+			// One formation near d = 4096 takes seconds.
+			work = 0
+			if hg.aborted.Load() || closed(hg.done) {
+				hg.aborted.Store(true)
+				break
+			}
+		}
 		i := hg.set[q]
 		a, b := dp.RP[i], dp.RP[i+1]
 		idx, x := dp.Idx[a:b:b], val[a:b:b]
@@ -441,25 +459,57 @@ func ipmFormRows[V floatV](f *Finisher, nt *newton, hg *hinge, val []V, p *ipmPa
 		rowAxpy(c, idx, x, v, hg.binary)
 		v[nf] += float64(c * bias)
 		ops += 2 * (b - a)
+		k := b - a
+		work += k * (k + 1) / 2
+		ops += k * (k + 1) / 2
 		if !hg.sorted {
-			nt.addOuter(int(i), di) // one part only (ipmPartition)
+			addOuterAny(nt, int(i), di) // one part only (ipmPartition)
 			continue
 		}
-		k := b - a
-		ops += k * (k + 1) / 2
 		if hg.binary {
-			addOuterSortedOnes(h, dim, di, idx)
+			primal.AddOuterOnes(h, dim, di, idx)
 		} else {
-			addOuterSorted(h, dim, di, idx, x)
+			primal.AddOuter(h, dim, di, idx, x)
 		}
 		if bias != 0 {
+			hb := h[nf*dim : nf*dim+nf+1]
 			for p, jp := range idx {
-				h[int(jp)*dim+nf] += float64(di * float64(x[p]) * bias)
+				hb[jp] += float64(di * float64(x[p]) * bias)
 			}
-			h[nf*dim+nf] += float64(di * bias * bias)
+			hb[nf] += float64(di * bias * bias)
 		}
 	}
 	p.ops += ops
+}
+
+// addOuterAny adds di·x_i x_iᵀ, bias feature included, to the lower
+// triangle of nt.h for a row in any order (a Dataset built by hand).
+func addOuterAny(nt *newton, i int, di float64) {
+	dp := nt.pp
+	dim, h := nt.dim, nt.h
+	a, b := dp.RP[i], dp.RP[i+1]
+	if dp.Val32 == nil {
+		primal.AddOuterAny(h, dim, di, dp.Idx[a:b], dp.Val[a:b])
+	} else {
+		primal.AddOuterAny(h, dim, di, dp.Idx[a:b], dp.Val32[a:b])
+	}
+	if dp.Bias != 0 {
+		bv := di * dp.Bias
+		for k := a; k < b; k++ {
+			h[dp.NF*dim+int(dp.Idx[k])] += float64(bv * dp.Value(k))
+		}
+		h[dp.NF*dim+dp.NF] += float64(bv * dp.Bias)
+	}
+}
+
+// closed reports whether done is closed (false for nil).
+func closed(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
 }
 
 // sparseDot returns Σ_k x_k·v[idx_k] for a row stored as indices and
@@ -501,81 +551,6 @@ func rowAxpy[V floatV](c float64, idx []int32, x []V, v []float64, binary bool) 
 	x = x[:len(idx)]
 	for k, j := range idx {
 		v[j] += float64(c * float64(x[k]))
-	}
-}
-
-// addOuterSortedOnes is addOuterSorted for a row whose values are all 1.
-func addOuterSortedOnes(h []float64, dim int, di float64, idx []int32) {
-	p := 0
-	for ; p+3 < len(idx); p += 4 {
-		j0, j1, j2, j3 := int(idx[p]), int(idx[p+1]), int(idx[p+2]), int(idx[p+3])
-		h0 := h[j0*dim : j0*dim+dim]
-		h1 := h[j1*dim : j1*dim+dim]
-		h2 := h[j2*dim : j2*dim+dim]
-		h3 := h[j3*dim : j3*dim+dim]
-		h0[j0] += di
-		h0[j1] += di
-		h1[j1] += di
-		h0[j2] += di
-		h1[j2] += di
-		h2[j2] += di
-		for _, c := range idx[p+3:] {
-			h0[c] += di
-			h1[c] += di
-			h2[c] += di
-			h3[c] += di
-		}
-	}
-	for ; p < len(idx); p++ {
-		hr := h[int(idx[p])*dim : int(idx[p])*dim+dim]
-		for _, c := range idx[p:] {
-			hr[c] += di
-		}
-	}
-}
-
-// addOuterSorted adds di·x xᵀ to the upper triangle of the dim×dim
-// row-major h, for a row x with strictly increasing indices idx: row jp
-// of h gets the entries from jp on, a dense scatter. Four rows of h are
-// filled together, so that each index and value loaded serves four
-// updates (twice as fast as one row at a time: docs/tuning.md); every
-// entry of h still gets one term per example, so the sums are the same.
-func addOuterSorted[V floatV](h []float64, dim int, di float64, idx []int32, x []V) {
-	x = x[:len(idx)]
-	p := 0
-	for ; p+3 < len(idx); p += 4 {
-		j0, j1, j2, j3 := int(idx[p]), int(idx[p+1]), int(idx[p+2]), int(idx[p+3])
-		x0, x1, x2 := float64(x[p]), float64(x[p+1]), float64(x[p+2])
-		v0, v1, v2, v3 := di*x0, di*x1, di*x2, di*float64(x[p+3])
-		h0 := h[j0*dim : j0*dim+dim]
-		h1 := h[j1*dim : j1*dim+dim]
-		h2 := h[j2*dim : j2*dim+dim]
-		h3 := h[j3*dim : j3*dim+dim]
-		h0[j0] += float64(v0 * x0)
-		h0[j1] += float64(v0 * x1)
-		h1[j1] += float64(v1 * x1)
-		h0[j2] += float64(v0 * x2)
-		h1[j2] += float64(v1 * x2)
-		h2[j2] += float64(v2 * x2)
-		iq, xq := idx[p+3:], x[p+3:]
-		xq = xq[:len(iq)]
-		for q, c := range iq {
-			xv := float64(xq[q])
-			h0[c] += float64(v0 * xv)
-			h1[c] += float64(v1 * xv)
-			h2[c] += float64(v2 * xv)
-			h3[c] += float64(v3 * xv)
-		}
-	}
-	for ; p < len(idx); p++ {
-		jp := int(idx[p])
-		vp := di * float64(x[p])
-		hr := h[jp*dim : jp*dim+dim]
-		iq, xq := idx[p:], x[p:]
-		xq = xq[:len(iq)]
-		for q, c := range iq {
-			hr[c] += float64(vp * float64(xq[q]))
-		}
 	}
 }
 
@@ -640,7 +615,7 @@ func ipmDeltaPass[V floatV](f *Finisher, nt *newton, hg *hinge, val []V, sum boo
 // factored and v = Zᵀ D⁻¹ r in hg.v; with sum it also sets hg.dw = ZᵀΔα.
 func (f *Finisher) ipmSolve(nt *newton, hg *hinge, sum bool) {
 	dp := f.p
-	nt.cholSolve(1, hg.v, hg.p)
+	primal.CholSolve(nt.h, nt.dim, 1, hg.v, hg.p)
 	dp.Ops += int64(nt.dim) * int64(nt.dim)
 	if dp.Val32 == nil {
 		ipmDeltaPass(f, nt, hg, dp.Val, sum)
@@ -752,4 +727,13 @@ func (f *Finisher) hingeRestore(r *solver.Run) bool {
 	}
 	f.restoreSwitch(r)
 	return false
+}
+
+// dot returns aᵀb in index order.
+func dot(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i] * b[i])
+	}
+	return s
 }

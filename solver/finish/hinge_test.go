@@ -16,45 +16,6 @@ import (
 	"github.com/acfcd/acfcd/solver/dual"
 )
 
-// TestAddOuterSorted: the four-row scatter gives exactly the sums of one
-// row at a time, for every row length (float64 and float32 values).
-func TestAddOuterSorted(t *testing.T) {
-	const dim = 23
-	seed := uint64(1)
-	next := func() uint64 {
-		seed = seed*6364136223846793005 + 1442695040888963407
-		return seed >> 33
-	}
-	ref := make([]float64, dim*dim)
-	got := make([]float64, dim*dim)
-	got32 := make([]float64, dim*dim)
-	for r := range 400 {
-		var idx []int32
-		var x []float64
-		var x32 []float32
-		for j := range dim {
-			if int(next()%dim) < r%(dim+1) {
-				idx = append(idx, int32(j))
-				v := float64(float32(float64(next()%2000)/1000 - 1 + 1e-3))
-				x, x32 = append(x, v), append(x32, float32(v))
-			}
-		}
-		di := float64(next()%1000+1) / 997
-		for p, jp := range idx {
-			for q := p; q < len(idx); q++ {
-				ref[int(jp)*dim+int(idx[q])] += float64(di * x[p] * x[q]) // unfused, as addOuterSorted
-			}
-		}
-		addOuterSorted(got, dim, di, idx, x)
-		addOuterSorted(got32, dim, di, idx, x32)
-	}
-	for k := range ref {
-		if got[k] != ref[k] || got32[k] != ref[k] {
-			t.Fatalf("entry %d: %v (float32 %v), want %v", k, got[k], got32[k], ref[k])
-		}
-	}
-}
-
 // TestHingeRestore: if the finisher ends at a worse dual point than the
 // one at the switch, that state is restored exactly.
 func TestHingeRestore(t *testing.T) {
@@ -304,17 +265,9 @@ func TestBinaryRows(t *testing.T) {
 	a, b := slices.Clone(v), slices.Clone(v)
 	rowAxpy(0.3, idx, x, a, true)
 	rowAxpy(0.3, idx, x, b, false)
-	ha, hb := make([]float64, 13*13), make([]float64, 13*13)
-	addOuterSortedOnes(ha, 13, 0.7, idx)
-	addOuterSorted(hb, 13, 0.7, idx, x)
 	for j := range a {
 		if math.Float64bits(a[j]) != math.Float64bits(b[j]) {
 			t.Errorf("rowAxpy[%d]: %v binary, %v general", j, a[j], b[j])
-		}
-	}
-	for k := range ha {
-		if math.Float64bits(ha[k]) != math.Float64bits(hb[k]) {
-			t.Errorf("H[%d]: %v binary, %v general", k, ha[k], hb[k])
 		}
 	}
 }

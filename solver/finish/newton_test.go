@@ -1,76 +1,12 @@
 package finish
 
 import (
-	"math"
-	"math/rand/v2"
 	"testing"
 
 	dataio "github.com/acfcd/acfcd/io"
 	solver "github.com/acfcd/acfcd/solver"
 	"github.com/acfcd/acfcd/solver/dual"
 )
-
-// denseRow returns row i of d as a dense vector of d.Features+1 entries
-// (a repeated index adds up; the bias last, if bias ≥ 0).
-func denseRow(d *dataio.Dataset, i int, bias float64) []float64 {
-	x := make([]float64, d.Features+1)
-	for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
-		x[d.Index[k]] += d.Value[k]
-	}
-	if bias >= 0 {
-		x[d.Features] = bias
-	}
-	return x
-}
-
-// TestDenseHessian checks the Newton system against a brute-force dense
-// H = I + Σ D_i x_i x_iᵀ, on rows with unsorted and repeated indices (a
-// Dataset built by hand may have them) and float32 values.
-func TestDenseHessian(t *testing.T) {
-	d := messyRows(false) // the brute force's values (exact in float32 too)
-	for _, f32 := range []bool{false, true} {
-		for _, bias := range []float64{-1, 0.5} {
-			x := newFixture(t, messyRows(f32), dual.L2SVM, 1, 1e-3, bias, nil, true)
-			nt := x.f.newNewton()
-			r := rand.New(rand.NewPCG(1, 2))
-			for i := range nt.dcoef {
-				nt.dcoef[i] = r.Float64() * 3
-			}
-			nt.dcoef[1] = 0
-			for j := range nt.g {
-				nt.g[j] = r.NormFloat64()
-			}
-			if bias < 0 {
-				nt.g[d.Features] = 0
-			}
-			if !nt.denseSolve() {
-				t.Fatal("Cholesky failed on a positive definite matrix")
-			}
-			dim := d.Features + 1
-			h := make([]float64, dim*dim)
-			for j := 0; j < dim; j++ {
-				h[j*dim+j] = 1
-			}
-			for i := 0; i < d.Rows; i++ {
-				x := denseRow(d, i, bias)
-				for j := range x {
-					for k := range x {
-						h[j*dim+k] += nt.dcoef[i] * x[j] * x[k]
-					}
-				}
-			}
-			for j := 0; j < dim; j++ {
-				var hs float64
-				for k := 0; k < dim; k++ {
-					hs += h[j*dim+k] * nt.s[k]
-				}
-				if math.Abs(hs+nt.g[j]) > 1e-12 {
-					t.Errorf("f32=%v bias=%v: (Hs + g)[%d] = %g", f32, bias, j, hs+nt.g[j])
-				}
-			}
-		}
-	}
-}
 
 // TestNewtonRestore: if the point Newton hands back is a worse dual point
 // than the one at the switch, the dual state is restored exactly.

@@ -1,0 +1,89 @@
+package acfcd
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acfcd/acfcd/internal/synth"
+)
+
+// TestCancelLatency: Train returns within a second of the cancellation
+// in every phase of -s 1, 3 and 7 at d = 4094 (d + 1 just below
+// Tuning.NewtonDenseMax): dual CD, the dense Newton method (whose
+// Hessian formation and Cholesky factorisation take seconds there), the
+// interior-point method and Newton-CG. The cancellation comes a fixed
+// delay after the phase's first trace line, early (in the first
+// formation) and late (in the factorisation).
+func TestCancelLatency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a dense problem of 4094 features (seconds)")
+	}
+	r := rand.New(rand.NewPCG(41, 42))
+	d := synth.Linear(r, 1500, 4094, 0.2, func(_, _ int) (float64, bool) {
+		if r.Float64() >= 0.08 {
+			return 0, false
+		}
+		return 2*r.Float64() - 1, true
+	})
+	switchNow := DefaultTuning()
+	switchNow.SwitchOps = 1
+	first := DefaultTuning()
+	first.PrimalFirstStep, first.PrimalFirstKappa = math.Inf(1), 0
+	cg := switchNow
+	cg.NewtonDenseMax = 1000
+	for _, tc := range []struct {
+		name, phase string
+		p           Params
+	}{
+		{"dual", "batch:", Params{Problem: SquaredHingeDual, C: 1000, Eps: 1e-9, NoFallback: true}},
+		{"dense Newton", "newton: dense", Params{Problem: SquaredHingeDual, C: 1000, Eps: 1e-9, Tuning: &first}},
+		{"dense Newton after a switch", "newton: dense", Params{Problem: LogisticDual, C: 1000, Eps: 1e-9, Tuning: &switchNow}},
+		{"interior point", "ipm start", Params{Problem: HingeDual, C: 1000, Eps: 1e-9, Tuning: &switchNow}},
+		{"Newton-CG", "tron ", Params{Problem: SquaredHingeDual, C: 1000, Eps: 1e-9, Tuning: &cg}},
+		{"-s 2", "newton: dense", Params{Problem: SquaredHingePrimal, C: 1000, Eps: 1e-12}},
+	} {
+		for _, delay := range []time.Duration{30 * time.Millisecond, 700 * time.Millisecond} {
+			ctx, cancel := context.WithCancel(context.Background())
+			var once sync.Once
+			var at time.Time
+			var mu sync.Mutex
+			p := tc.p
+			p.trace = func(format string, _ ...any) {
+				if strings.HasPrefix(format, tc.phase) {
+					once.Do(func() {
+						time.AfterFunc(delay, func() {
+							mu.Lock()
+							at = time.Now()
+							mu.Unlock()
+							cancel()
+						})
+					})
+				}
+			}
+			_, res, err := Train(ctx, d, p)
+			end := time.Now()
+			mu.Lock()
+			cancelledAt := at
+			mu.Unlock()
+			cancel()
+			if cancelledAt.IsZero() {
+				t.Errorf("%s: finished (%v) before the cancellation %v into the phase: %+v", tc.name, err, delay, res)
+				continue
+			}
+			if !errors.Is(err, context.Canceled) || !res.Cancelled {
+				t.Errorf("%s: error %v, cancelled %v", tc.name, err, res.Cancelled)
+			}
+			lat := end.Sub(cancelledAt)
+			t.Logf("%-28s cancelled %v into the phase: returned after %v", tc.name, delay, lat.Round(time.Millisecond))
+			if lat > time.Second {
+				t.Errorf("%s: returned %v after the cancellation %v into the phase", tc.name, lat, delay)
+			}
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package finish
+
+import (
+	"testing"
+
+	dataio "github.com/acfcd/acfcd/io"
+	solver "github.com/acfcd/acfcd/solver"
+	"github.com/acfcd/acfcd/solver/dual"
+)
+
+// TestUpfrontRule: the up-front rule on shapes at its boundaries (the
+// defaults: a Newton step of at most 16 dual epochs, mean C‖x‖² at least
+// 0.5, 65536 non-zeros, dense Newton).
+func TestUpfrontRule(t *testing.T) {
+	def := solver.DefaultTuning()
+	u := upfront{&def}
+	ok := shape{dense: true, nnz: 1 << 16, step: 1600, epoch: 100, kappa: 0.5}
+	if !u.primalFirst(ok) {
+		t.Fatalf("%+v: dual first", ok)
+	}
+	for name, s := range map[string]shape{
+		"newton-cg":        {dense: false, nnz: ok.nnz, step: ok.step, epoch: ok.epoch, kappa: ok.kappa},
+		"small data":       {dense: true, nnz: 1<<16 - 1, step: ok.step, epoch: ok.epoch, kappa: ok.kappa},
+		"costly step":      {dense: true, nnz: ok.nnz, step: 1601, epoch: ok.epoch, kappa: ok.kappa},
+		"well conditioned": {dense: true, nnz: ok.nnz, step: ok.step, epoch: ok.epoch, kappa: 0.4999},
+		"no epoch":         {dense: true, nnz: ok.nnz, step: 0, epoch: 0, kappa: ok.kappa},
+	} {
+		if u.primalFirst(s) {
+			t.Errorf("%s %+v: Newton first", name, s)
+		}
+	}
+	off := def
+	off.PrimalFirstStep = 0
+	if (upfront{&off}).primalFirst(ok) {
+		t.Error("PrimalFirstStep 0: Newton first")
+	}
+}
+
+// TestPrimalFirst: the finisher's decision on real subproblems (the size
+// threshold lowered to the test data): few features and a large C go to
+// Newton first; C small enough that mean C‖x‖² < 0.5, -s 3, the fallback
+// off, a costly Hessian and too many features for dense Newton do not.
+func TestPrimalFirst(t *testing.T) {
+	tune := solver.DefaultTuning()
+	tune.PrimalFirstMinNNZ = 0
+	low := lowDim() // 12 features, values in [−3, 3]: mean ‖x‖² about 25
+	wide := &dataio.Dataset{Rows: 2, Features: tune.NewtonDenseMax + 10, RowPtr: []int64{0, 1, 2},
+		Index: []int32{0, int32(tune.NewtonDenseMax) + 5}, Value: []float64{1, 1}, Label: []float64{1, -1}}
+	dense := overlapping(4, 200, 300, 0.9, 0.1, 1) // a Hessian of 270²/2 per row, a step of hundreds of epochs
+	for _, tc := range []struct {
+		name string
+		d    *dataio.Dataset
+		loss dual.Loss
+		c    float64
+		on   bool
+		want bool
+	}{
+		{"-s 1 C=100", low, dual.L2SVM, 100, true, true},
+		{"-s 7 C=1", low, dual.Logistic, 1, true, true},
+		{"-s 1 C=0.01", low, dual.L2SVM, 0.01, true, false},
+		{"-s 3", low, dual.L1SVM, 100, true, false},
+		{"fallback off", low, dual.L2SVM, 100, false, false},
+		{"costly Hessian", dense, dual.L2SVM, 100, true, false},
+		{"Newton-CG", wide, dual.Logistic, 100, true, false},
+	} {
+		x := newFixture(t, tc.d, tc.loss, tc.c, 1e-3, -1, &tune, tc.on)
+		if got := x.f.PrimalFirst(); got != tc.want {
+			t.Errorf("%s: Newton first %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	def := solver.DefaultTuning()
+	if x := newFixture(t, low, dual.L2SVM, 100, 1e-3, -1, &def, true); x.f.PrimalFirst() {
+		t.Errorf("%d non-zeros, below the default PrimalFirstMinNNZ: Newton first", low.RowPtr[low.Rows])
+	}
+}

@@ -1,0 +1,580 @@
+package primal
+
+import (
+	"math"
+	"sync/atomic"
+
+	"github.com/acfcd/acfcd/internal/procs"
+)
+
+// The dense Hessian and its Cholesky factor, shared with the
+// interior-point method of package finish (whose matrix I + Zᵀ D⁻¹ Z has
+// the same form).
+//
+// H is formed in the lower triangle of a dim×dim row-major matrix: row c
+// gets D_i·x_ic·x_ij for every column j ≤ c, one term per example in
+// example order, whatever the split of the work. The rows of H are split
+// into ranges of about equal work, one per goroutine, each going over all
+// examples and adding only the entries of its rows: no partial matrices to
+// add up, and the same bits at any number of goroutines. The Cholesky
+// factorisation reads and writes only the lower triangle, so nothing is
+// mirrored.
+
+// FloatV is a stored value type, float32 or float64.
+type FloatV interface{ ~float32 | ~float64 }
+
+// AddOuter adds di·x xᵀ to the lower triangle of the dim×dim row-major h
+// for a row x with strictly increasing indices idx. Four rows of h are
+// filled together, so that each index and value loaded serves four
+// updates; every entry still gets one term, (di·x_j)·x_c.
+func AddOuter[V FloatV](h []float64, dim int, di float64, idx []int32, x []V) {
+	addOuterRows(h, dim, di, idx, x, 0, len(idx))
+}
+
+// addOuterRows is AddOuter for the rows of h named by idx[qlo:qhi]: the
+// terms (di·x_p)·x_q for p ≤ q, qlo ≤ q < qhi.
+func addOuterRows[V FloatV](h []float64, dim int, di float64, idx []int32, x []V, qlo, qhi int) {
+	x = x[:len(idx)]
+	q := qlo
+	for ; q+3 < qhi; q += 4 {
+		c0, c1, c2, c3 := int(idx[q]), int(idx[q+1]), int(idx[q+2]), int(idx[q+3])
+		x0, x1, x2, x3 := float64(x[q]), float64(x[q+1]), float64(x[q+2]), float64(x[q+3])
+		h0 := h[c0*dim : c0*dim+c0+1]
+		h1 := h[c1*dim : c1*dim+c1+1]
+		h2 := h[c2*dim : c2*dim+c2+1]
+		h3 := h[c3*dim : c3*dim+c3+1]
+		ip, xp := idx[:q+1], x[:q+1]
+		xp = xp[:len(ip)]
+		for k, j := range ip {
+			v := di * float64(xp[k])
+			h0[j] += float64(v * x0)
+			h1[j] += float64(v * x1)
+			h2[j] += float64(v * x2)
+			h3[j] += float64(v * x3)
+		}
+		v1, v2, v3 := di*x1, di*x2, di*x3
+		h1[c1] += float64(v1 * x1)
+		h2[c1] += float64(v1 * x2)
+		h3[c1] += float64(v1 * x3)
+		h2[c2] += float64(v2 * x2)
+		h3[c2] += float64(v2 * x3)
+		h3[c3] += float64(v3 * x3)
+	}
+	for ; q < qhi; q++ {
+		c := int(idx[q])
+		xq := float64(x[q])
+		hr := h[c*dim : c*dim+c+1]
+		ip, xp := idx[:q+1], x[:q+1]
+		xp = xp[:len(ip)]
+		for k, j := range ip {
+			hr[j] += float64(di * float64(xp[k]) * xq)
+		}
+	}
+}
+
+// AddOuterOnes is AddOuter for a row whose values are all 1 (the same
+// bits: every term is di).
+func AddOuterOnes(h []float64, dim int, di float64, idx []int32) {
+	addOuterOnesRows(h, dim, di, idx, 0, len(idx))
+}
+
+func addOuterOnesRows(h []float64, dim int, di float64, idx []int32, qlo, qhi int) {
+	q := qlo
+	for ; q+3 < qhi; q += 4 {
+		c0, c1, c2, c3 := int(idx[q]), int(idx[q+1]), int(idx[q+2]), int(idx[q+3])
+		h0 := h[c0*dim : c0*dim+c0+1]
+		h1 := h[c1*dim : c1*dim+c1+1]
+		h2 := h[c2*dim : c2*dim+c2+1]
+		h3 := h[c3*dim : c3*dim+c3+1]
+		for _, j := range idx[:q+1] {
+			h0[j] += di
+			h1[j] += di
+			h2[j] += di
+			h3[j] += di
+		}
+		h1[c1] += di
+		h2[c1] += di
+		h3[c1] += di
+		h2[c2] += di
+		h3[c2] += di
+		h3[c3] += di
+	}
+	for ; q < qhi; q++ {
+		c := int(idx[q])
+		hr := h[c*dim : c*dim+c+1]
+		for _, j := range idx[:q+1] {
+			hr[j] += di
+		}
+	}
+}
+
+// AddOuterAny is AddOuter for a row in any order, repeated indices
+// allowed (a Dataset built by hand may have them): each pair is put in
+// the lower triangle, and a repeated index counts for both of its orders.
+func AddOuterAny[V FloatV](h []float64, dim int, di float64, idx []int32, x []V) {
+	x = x[:len(idx)]
+	for p, jp := range idx {
+		vp := di * float64(x[p])
+		h[int(jp)*dim+int(jp)] += float64(vp * float64(x[p]))
+		for q := p + 1; q < len(idx); q++ {
+			r, c := int(idx[q]), int(jp)
+			v := float64(vp * float64(x[q]))
+			if r < c {
+				r, c = c, r
+			} else if r == c {
+				v *= 2
+			}
+			h[r*dim+c] += v
+		}
+	}
+}
+
+// Cholesky factors the symmetric positive definite dim×dim matrix whose
+// lower triangle h holds, H = LLᵀ, into that lower triangle. It returns
+// false if H is not numerically positive definite, or if poll (asked
+// after every block of rows once about 2²² operations have passed, when
+// not nil) reports cancellation.
+//
+// The rows are computed in blocks of cholBlock: for each earlier row j,
+// the block's rows take their dot products with row j while it is in
+// cache, so the factor is read from memory once per block rather than
+// once per row (at dim = 4096 the matrix is 128 MiB). Every entry is
+// computed as by the plain row-by-row method, L_kj = (H_kj − Σ_{i<j} L_ki
+// L_ji)/L_jj with the same four-way sums: the same bits. The block's
+// entries left of it, most of the work, are independent from row to row:
+// with pool (and at least parallel operations) its rows are shared with
+// the spare processors.
+func Cholesky(h []float64, dim int, poll func() bool, pool *procs.Pool, parallel int64) bool {
+	var work int64
+	par := pool != nil && int64(dim)*int64(dim)*int64(dim)/6 >= parallel
+	for k0 := 0; k0 < dim; k0 += cholBlock {
+		k1 := min(k0+cholBlock, dim)
+		if k0 > 0 {
+			// Left of the block: rows [k0, k1) against the finished rows
+			// [0, k0).
+			helpers := 0
+			if par {
+				helpers = pool.Take(cholParts - 1)
+			}
+			if helpers == 0 {
+				cholRows(h, dim, k0, k0, k1)
+			} else {
+				parts := helpers + 1
+				var next atomic.Int64
+				pool.Run(helpers, func(bool) {
+					for {
+						q := int(next.Add(1) - 1)
+						if q >= parts {
+							return
+						}
+						cholRows(h, dim, k0, k0+(k1-k0)*q/parts, k0+(k1-k0)*(q+1)/parts)
+					}
+				}, func() { next.Store(int64(parts)) })
+			}
+			work += int64(k1-k0) * int64(k0) * int64(k0) / 2
+		}
+		// The block's own triangle.
+		for j := k0; j < k1; j++ {
+			rj := h[j*dim : j*dim+j+1]
+			d := rj[j] - dot4(rj[:j], rj[:j])
+			if !(d > 0) {
+				return false
+			}
+			rj[j] = math.Sqrt(d)
+			inv := 1 / rj[j]
+			for k := j + 1; k < k1; k++ {
+				rk := h[k*dim : k*dim+j+1]
+				rk[j] = (rk[j] - dot4(rk[:j], rj[:j])) * inv
+			}
+			work += int64(k1-j) * int64(j+1)
+		}
+		if work >= cholPollWork && poll != nil {
+			work = 0
+			if poll() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// cholRows computes L_kj for the rows k0 ≤ k < k1 and the columns j < jmax
+// of the finished rows.
+func cholRows(h []float64, dim, jmax, k0, k1 int) {
+	for j := 0; j < jmax; j++ {
+		rj := h[j*dim : j*dim+j+1]
+		inv := 1 / rj[j]
+		for k := k0; k < k1; k++ {
+			rk := h[k*dim : k*dim+j+1]
+			rk[j] = (rk[j] - dot4(rk[:j], rj[:j])) * inv
+		}
+	}
+}
+
+const (
+	cholBlock    = 16
+	cholParts    = 2
+	cholPollWork = 1 << 22 // about a millisecond of the factorisation
+)
+
+// CholSolve solves H x = sign·b with the factor of Cholesky in h's lower
+// triangle: L u = sign·b, then Lᵀ x = u. x must not alias b.
+func CholSolve(h []float64, dim int, sign float64, b, x []float64) {
+	for j := 0; j < dim; j++ {
+		rj := h[j*dim : j*dim+j+1]
+		x[j] = (float64(sign*b[j]) - dot(rj[:j], x[:j])) / rj[j]
+	}
+	for j := dim - 1; j >= 0; j-- {
+		v := x[j]
+		for k := j + 1; k < dim; k++ {
+			v -= float64(h[k*dim+j] * x[k])
+		}
+		x[j] = v / h[j*dim+j]
+	}
+}
+
+// formHessian sets p.h's lower triangle to I + Σ D_i x_i x_iᵀ (the
+// bias's diagonal entry without the 1 with FreeBias) and returns false if
+// cancelled. The rows of H are split among the caller and the spare
+// processors of the pool (see the top of this file).
+//
+// For the squared losses D_i is 0 or 2C_i: once their active sets settle,
+// few examples change from one Newton step to the next, so up to
+// Tuning.HessianKeepMax weights the sum is kept and updated by the
+// examples whose D_i changed, when they are fewer work than all of them.
+func (p *Problem) formHessian() bool {
+	dim := p.Dim()
+	if p.h == nil {
+		p.h = make([]float64, dim*dim)
+	}
+	p.scanRows()
+	keep := p.Loss != Logistic && dim <= p.tune.HessianKeepMax
+	target := p.h
+	if keep && p.hsum == nil {
+		p.hsum = make([]float64, dim*dim)
+		p.dprev = make([]float64, p.N)
+	}
+	if keep {
+		target = p.hsum
+	}
+	// The rows to add and their coefficients: all with D_i ≠ 0, or those
+	// whose D_i changed, by the change. The logistic loss's D_i never
+	// vanishes, but most are tiny at large C: a row whose D_i‖x_i‖² is
+	// below Tuning.HessianDropRel changes H = I + … by less than that, and
+	// is left out (not with a free bias weight, whose entry has no 1).
+	drop := 0.0
+	if p.Loss == Logistic && !p.FreeBias {
+		drop = p.tune.HessianDropRel
+		p.rowNorms()
+	}
+	p.hrows, p.hcoef = p.hrows[:0], p.hcoef[:0]
+	var full, changed, active int64
+	for i, di := range p.dc {
+		k := p.RP[i+1] - p.RP[i]
+		w := k * (k + 1) / 2
+		if di != 0 && drop > 0 && float64(di*p.xsq[i]) <= drop {
+			continue
+		}
+		if di != 0 {
+			full += w
+			active++
+		}
+		if keep && p.kept && di != p.dprev[i] {
+			changed += w
+		}
+	}
+	incremental := keep && p.kept && changed < full
+	for i, di := range p.dc {
+		c := di
+		if incremental {
+			c = di - p.dprev[i]
+		} else if drop > 0 && float64(di*p.xsq[i]) <= drop {
+			continue
+		}
+		if c != 0 {
+			p.hrows = append(p.hrows, int32(i))
+			p.hcoef = append(p.hcoef, c)
+		}
+	}
+	ops := full
+	if incremental {
+		ops = changed
+	} else {
+		clear(target)
+	}
+	if keep {
+		copy(p.dprev, p.dc)
+	}
+	p.kept = false // until the sum is complete
+	p.Ops += ops
+
+	var abort atomic.Bool
+	parts := 1
+	helpers := 0
+	if p.order == 1 && ops >= p.tune.HessianParallelOps {
+		helpers = p.Pool.Take(p.tune.HessianMaxParts - 1)
+		parts += helpers
+	}
+	p.hessianSplit(parts)
+	run := func(k int, caller bool) {
+		if p.order != 1 {
+			p.hessianAny(target, &abort)
+		} else if p.Val32 == nil {
+			hessianRows(p, p.Val, target, k, caller, &abort)
+		} else {
+			hessianRows(p, p.Val32, target, k, caller, &abort)
+		}
+	}
+	if helpers == 0 {
+		run(0, true)
+	} else {
+		var next atomic.Int64
+		p.Pool.Run(helpers, func(helper bool) {
+			if !helper {
+				run(0, true) // the caller's range polls
+				return
+			}
+			for {
+				k := int(next.Add(1))
+				if k >= parts {
+					return
+				}
+				run(k, false)
+			}
+		}, func() { abort.Store(true) })
+	}
+	if abort.Load() {
+		p.cancelled = true
+		return false
+	}
+	p.kept = keep
+	if keep {
+		copy(p.h, p.hsum)
+	}
+	h := p.h
+	// The regulariser: 1 on the diagonal, but for a free bias weight,
+	// whose row is Σ D_i B x_i: if no example has D_i ≠ 0, that row is 0
+	// and so is the gradient's entry, and any value ≠ 0 on the diagonal
+	// gives the step 0 there.
+	for j := 0; j < dim; j++ {
+		if j < p.NF || !p.FreeBias {
+			h[j*dim+j]++
+		}
+	}
+	if p.FreeBias && active == 0 {
+		clear(h[p.NF*dim : p.NF*dim+dim])
+		h[p.NF*dim+p.NF] = 1
+	}
+	return true
+}
+
+// rowNorms sets p.xsq to every example's ‖x_i‖² (bias included), once.
+func (p *Problem) rowNorms() {
+	if p.xsq != nil {
+		return
+	}
+	p.xsq = make([]float64, p.N)
+	for i := range p.xsq {
+		p.xsq[i] = p.SqNorm(int32(i))
+	}
+}
+
+// scanRows finds out once whether every row's indices strictly increase
+// (the formation's fast path) and whether every value is 1.
+func (p *Problem) scanRows() {
+	if p.order != 0 {
+		return
+	}
+	p.order = 1
+	for i := 0; i < p.N && p.order == 1; i++ {
+		idx := p.Idx[p.RP[i]:p.RP[i+1]]
+		for q := 1; q < len(idx); q++ {
+			if idx[q] <= idx[q-1] {
+				p.order = -1
+				break
+			}
+		}
+	}
+	p.binary = -1
+	if p.tune.BinaryRows && p.Val32 == nil {
+		p.binary = 1
+		for _, v := range p.Val[p.RP[0]:p.RP[p.N]] {
+			if v != 1 {
+				p.binary = -1
+				break
+			}
+		}
+	}
+}
+
+// hessianSplit sets p.split to parts+1 boundaries of the rows of H with
+// about equal work each (from the work of every row over all examples,
+// counted once per problem) and p.qsplit to each example's positions of
+// the inner boundaries.
+func (p *Problem) hessianSplit(parts int) {
+	if parts == p.qparts {
+		return
+	}
+	dim := p.Dim()
+	p.qparts = parts
+	p.split = make([]int, parts+1)
+	p.split[parts] = dim
+	p.qsplit = nil
+	if parts == 1 {
+		return
+	}
+	if p.hw == nil {
+		p.hw = make([]int64, dim+1)
+		for i := 0; i < p.N; i++ {
+			a, b := p.RP[i], p.RP[i+1]
+			for q, j := range p.Idx[a:b] {
+				p.hw[j+1] += int64(q + 1)
+			}
+			if p.Bias != 0 {
+				p.hw[dim] += b - a + 1
+			}
+		}
+		for j := 1; j <= dim; j++ {
+			p.hw[j] += p.hw[j-1]
+		}
+	}
+	total := p.hw[dim]
+	c := 0
+	for k := 1; k < parts; k++ {
+		target := total * int64(k) / int64(parts)
+		for c < dim && p.hw[c] < target {
+			c++
+		}
+		p.split[k] = c
+	}
+	p.qsplit = make([]int32, p.N*(parts-1))
+	for i := 0; i < p.N; i++ {
+		idx := p.Idx[p.RP[i]:p.RP[i+1]]
+		for k := 1; k < parts; k++ {
+			p.qsplit[i*(parts-1)+k-1] = int32(lowerBound(idx, int32(p.split[k])))
+		}
+	}
+}
+
+// hessianRows adds to h the entries of its rows in part k of p.split
+// over the examples p.hrows with coefficients p.hcoef (rows in increasing
+// order of index), the bias row included in the last part. Every
+// Tuning.PollWork operations the caller polls p.Poll and a helper checks
+// p.Done; either sets abort on cancellation, and stops when abort is set.
+func hessianRows[V FloatV](p *Problem, val []V, h []float64, k int, caller bool, abort *atomic.Bool) {
+	dim, nf := p.Dim(), p.NF
+	parts := p.qparts
+	binary := p.binary == 1
+	bias := p.Bias
+	hasBias := bias != 0 && k == parts-1
+	var work int64
+	for n, i := range p.hrows {
+		di := p.hcoef[n]
+		a, b := p.RP[i], p.RP[i+1]
+		idx, x := p.Idx[a:b:b], val[a:b:b]
+		qlo, qhi := 0, len(idx)
+		if k > 0 {
+			qlo = int(p.qsplit[int(i)*(parts-1)+k-1])
+		}
+		if k < parts-1 {
+			qhi = int(p.qsplit[int(i)*(parts-1)+k])
+		}
+		if qhi > qlo {
+			if binary {
+				addOuterOnesRows(h, dim, di, idx, qlo, qhi)
+			} else {
+				addOuterRows(h, dim, di, idx, x, qlo, qhi)
+			}
+			work += int64(qhi-qlo) * int64(qhi+qlo+1) / 2
+		}
+		if hasBias {
+			bv := di * bias
+			hr := h[nf*dim : nf*dim+nf+1]
+			x = x[:len(idx)]
+			for q, j := range idx {
+				hr[j] += float64(bv * float64(x[q]))
+			}
+			hr[nf] += float64(bv * bias)
+			work += int64(len(idx))
+		}
+		if work >= p.tune.PollWork {
+			work = 0
+			if caller {
+				if abort.Load() || p.Poll != nil && p.Poll() {
+					abort.Store(true)
+					return
+				}
+			} else if abort.Load() || closed(p.Done) {
+				abort.Store(true)
+				return
+			}
+		}
+	}
+}
+
+// hessianAny is the formation for rows in any order, on one goroutine.
+func (p *Problem) hessianAny(h []float64, abort *atomic.Bool) {
+	dim, nf := p.Dim(), p.NF
+	var work int64
+	for n, i := range p.hrows {
+		di := p.hcoef[n]
+		a, b := p.RP[i], p.RP[i+1]
+		if p.Val32 == nil {
+			AddOuterAny(h, dim, di, p.Idx[a:b], p.Val[a:b])
+		} else {
+			AddOuterAny(h, dim, di, p.Idx[a:b], p.Val32[a:b])
+		}
+		if p.Bias != 0 {
+			bv := di * p.Bias
+			for k := a; k < b; k++ {
+				h[nf*dim+int(p.Idx[k])] += float64(bv * p.Value(k))
+			}
+			h[nf*dim+nf] += float64(bv * p.Bias)
+		}
+		work += (b - a) * (b - a + 1) / 2
+		if work >= p.tune.PollWork {
+			work = 0
+			if p.Poll != nil && p.Poll() {
+				abort.Store(true)
+				return
+			}
+		}
+	}
+}
+
+// closed reports whether done is closed (false for nil).
+func closed(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
+// lowerBound returns the first position in the increasing idx whose
+// value is at least v (len(idx) if none).
+func lowerBound(idx []int32, v int32) int {
+	lo, hi := 0, len(idx)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if idx[m] < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// factor forms H and factors it by Cholesky; it returns false if H is
+// not numerically positive definite or if cancelled (Cancelled tells).
+func (p *Problem) factor() bool {
+	if !p.formHessian() {
+		return false
+	}
+	dim := p.Dim()
+	ok := Cholesky(p.h, dim, func() bool { return p.poll(true) }, p.Pool, p.tune.HessianParallelOps)
+	p.Ops += int64(dim) * int64(dim) * int64(dim) / 6
+	return ok
+}
