@@ -87,7 +87,8 @@ func TestFindCMatchesCrossValidate(t *testing.T) {
 // at a tight tolerance, the same accuracy at every C (they converge to
 // the same optima: at most one held-out example of 150 may fall
 // differently, when its margin is within the tolerance of 0), while the
-// warm one takes fewer operations in all.
+// warm one takes fewer operations in all (at most 90%: without warm starts
+// the ratio is exactly 1; with them 0.70 to 0.82 on this data).
 func TestFindCWarmStarts(t *testing.T) {
 	d := findCData()
 	for _, s := range dualProblems {
@@ -111,8 +112,8 @@ func TestFindCWarmStarts(t *testing.T) {
 		if warm.BestC != cold.BestC {
 			t.Errorf("-s %s: best C %g warm, %g cold", s.Flag(), warm.BestC, cold.BestC)
 		}
-		if !(float64(warm.Operations) < 0.8*float64(cold.Operations)) {
-			t.Errorf("-s %s: %d operations warm, %d cold: want at most 80%%", s.Flag(), warm.Operations, cold.Operations)
+		if !(float64(warm.Operations) < 0.9*float64(cold.Operations)) {
+			t.Errorf("-s %s: %d operations warm, %d cold: want at most 90%%", s.Flag(), warm.Operations, cold.Operations)
 		}
 		t.Logf("-s %s: operations warm %d, cold %d (%.2f)", s.Flag(), warm.Operations, cold.Operations, float64(warm.Operations)/float64(cold.Operations))
 	}
