@@ -670,7 +670,7 @@ func (ws *warmStart) sub(k int) *warmSub {
 // initW returns subproblem k's weights at the previous C, nil at the
 // first: a primal solver starts from them (liblinear's init_sol).
 func (ws *warmStart) initW(k int) []float64 {
-	if ws.cold {
+	if ws == nil || ws.cold {
 		return nil
 	}
 	return ws.sub(k).w
@@ -678,7 +678,7 @@ func (ws *warmStart) initW(k int) []float64 {
 
 // keepW stores subproblem k's weights w (a primal solver's answer).
 func (ws *warmStart) keepW(k int, w []float64) {
-	if ws.cold {
+	if ws == nil || ws.cold {
 		return
 	}
 	s := ws.sub(k)

@@ -211,11 +211,19 @@ func (pt *primalTraining) solve(k int, pp *primal.Problem, y []float64) {
 	clear(pp.W)
 	pp.Ops = 0
 
-	// ‖∇f(0)‖ is the gradient's norm at the start, iteration 0.
+	// ‖∇f(0)‖ is the gradient's norm at the start, iteration 0, unless
+	// FindC starts from the previous C's w: then, as liblinear's warm
+	// start, the rule keeps ‖∇f(0)‖, computed first.
 	var g0, gnorm, fval float64
+	init := pt.p.warm.initW(k)
+	if init != nil {
+		pp.SetMargins()
+		g0 = pp.SetGradient()
+		copy(pp.W, init)
+	}
 	last := -1
 	stop := func(iter int, f, gn float64) bool {
-		if iter == 0 {
+		if iter == 0 && init == nil {
 			g0 = gn
 		}
 		last, gnorm, fval = iter, gn, f
@@ -259,6 +267,9 @@ func (pt *primalTraining) solve(k int, pp *primal.Problem, y []float64) {
 		if v != 0 {
 			res.NNZW++
 		}
+	}
+	if !res.Cancelled {
+		pt.p.warm.keepW(k, pp.W)
 	}
 	res.Seconds = time.Since(start).Seconds()
 }

@@ -19,7 +19,7 @@ type findCFlags struct {
 
 func (fc *findCFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&fc.on, "C", false, "find parameters: cross-validate (-v, default 5 folds) C from a small value (or -c) doubling up to 1024,\nand for -s 11, 12, 13 also ε (-p); print the best C (default solver with -C: -s 2, as liblinear)")
-	fs.BoolVar(&fc.cold, "cold", false, "with -C: train every C from scratch instead of from the previous C's solution (-s 1, 3, 7)")
+	fs.BoolVar(&fc.cold, "cold", false, "with -C: train every C from scratch instead of from the previous C's solution (-s 0, 1, 2, 3, 7, 11)")
 }
 
 // run is train -C: liblinear's parameter search (acfcd.FindC) with its
