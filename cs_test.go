@@ -508,7 +508,6 @@ func TestCSModelFile(t *testing.T) {
 	}
 }
 
-
 // csClassC is the C of label's class under p.
 func csClassC(p Params, label float64) float64 {
 	if w, ok := p.Weights[label]; ok {
