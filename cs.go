@@ -21,10 +21,11 @@ const csMaxEpochs = 100000
 //
 // Params: C, Eps (default 0.1: the largest violation
 // max_m G_m − min_{α_m < u_m} G_m over all examples, liblinear's stopping
-// quantity), Bias, Weights (C_i = C × weight of class y_i), Select (ACF,
-// Uniform, or with liblinear's shrinking ACFShrink and Shrink), Seed,
-// MaxEpochs (default 100000, liblinear's), ACF and Progress (Class is
-// always 0).
+// quantity, certified at most Tuning.CSCertify·Eps at the returned model),
+// Bias, Weights (C_i = C × weight of class y_i), Select (ACFShrink, the
+// default, and Shrink with liblinear's shrinking of classes and examples;
+// ACF, Uniform), Seed, MaxEpochs (default 100000, liblinear's), ACF and
+// Progress (Class is always 0).
 //
 // Result: Iterations counts block steps; Operations counts multiply-adds
 // with the weights, one per stored non-zero for each class a product
@@ -75,9 +76,15 @@ func newCSTraining(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) 
 	ct.res = &Result{Solver: p.Problem.String(), Select: p.Select.String(), C: p.C, Eps: eps}
 	ub, warnings := classCosts(labels, p)
 	ct.res.Warnings = warnings
+	// The pass certifies CSCertify·eps (docs/tuning.md): liblinear stops
+	// at eps after a closing sweep that steps on every example.
+	inner := eps
+	if f := p.Tuning.CSCertify; f > 0 {
+		inner = f * eps
+	}
 	shrink := p.Select == Shrink || p.Select == ACFShrink
-	ct.prob = multiclass.NewCS(d, class, ub, p.bias(), eps, shrink, pool, p.Tuning)
-	ct.cfg = solver.Config{Selection: p.Select, Seed: mix.Seed(p.Seed, 0), Eps: eps, MaxEpochs: maxEpochs, ACF: p.ACF,
+	ct.prob = multiclass.NewCS(d, class, ub, p.bias(), inner, shrink, pool, p.Tuning)
+	ct.cfg = solver.Config{Selection: p.Select, Seed: mix.Seed(p.Seed, 0), Eps: inner, MaxEpochs: maxEpochs, ACF: p.ACF,
 		Repair: solver.RepairKeep, Work: ct.prob.Work(), Done: ctx.Done(), Tuning: p.Tuning, Trace: p.trace}
 	if f := p.Progress; f != nil {
 		ct.cfg.Progress = func(epoch int, viol, obj float64) { f(Progress{Epoch: epoch, Violation: viol, Objective: obj}) }

@@ -158,7 +158,7 @@ func selections(p Problem) []Selection {
 	case WestonWatkins:
 		return []Selection{ACF, Uniform}
 	case CrammerSinger:
-		return []Selection{ACF, Uniform, ACFShrink, Shrink}
+		return []Selection{ACFShrink, ACF, Uniform, Shrink}
 	case LogisticPrimal, SquaredHingePrimal, SquaredSVRPrimal:
 		return []Selection{ACF} // no coordinate descent: the value is ignored
 	case L1SquaredHinge, L1Logistic:

@@ -89,6 +89,10 @@ const maxShrinkClasses = math.MaxUint16
 // steps shrink classes and examples as liblinear does (the driver's
 // Shrink and ACFShrink selections).
 func NewCS(d *dataio.Dataset, class []int32, ub []float64, bias, eps float64, shrink bool, pool *procs.Pool, t *solver.Tuning) *CS {
+	if t == nil {
+		def := solver.DefaultTuning()
+		t = &def
+	}
 	K := len(ub)
 	s := &CS{examples: newExamples(d, class, ub, bias, eps, pool, t)}
 	if shrink && K <= maxShrinkClasses {
@@ -109,7 +113,7 @@ func NewCS(d *dataio.Dataset, class []int32, ub []float64, bias, eps float64, sh
 	s.srt = make([]float64, K)
 	s.nzc = make([]int32, K)
 	s.nzd = make([]float64, K)
-	s.gather = K / 2
+	s.gather = K / max(t.CSGatherDiv, 1)
 	return s
 }
 

@@ -1,4 +1,4 @@
-// Package multiclass is the Weston–Watkins multi-class SVM (Weston & Watkins 1999), trained by
+// The Weston–Watkins multi-class SVM (Weston & Watkins 1999), trained by
 // dual subspace descent over examples as in Glasmachers & Dogan's ACF
 // paper: every step optimises the K−1 dual variables of one example.
 //
