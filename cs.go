@@ -86,6 +86,10 @@ func newCSTraining(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) 
 	ct.prob = multiclass.NewCS(d, class, ub, p.bias(), inner, shrink, pool, p.Tuning)
 	ct.cfg = solver.Config{Selection: p.Select, Seed: mix.Seed(p.Seed, 0), Eps: inner, MaxEpochs: maxEpochs, ACF: p.ACF,
 		Repair: solver.RepairKeep, Work: ct.prob.Work(), Done: ctx.Done(), Tuning: p.Tuning, Trace: p.trace}
+	// Identical rows of different classes: see multiclass.CS.Push.
+	if t := p.Tuning; !p.NoFallback && t.PushDups && d.Rows <= t.DupsMaxRows && ct.prob.FindDups() > 0 {
+		ct.cfg.AfterBatch = ct.prob.Push
+	}
 	if f := p.Progress; f != nil {
 		ct.cfg.Progress = func(epoch int, viol, obj float64) { f(Progress{Epoch: epoch, Violation: viol, Objective: obj}) }
 	}

@@ -38,8 +38,8 @@ type Tuning struct {
 	// than recomputed at each step (the same bits either way).
 	XsqStoreMax int
 	// PushDups turns on the push of identical rows with opposite labels
-	// (-s 1, -s 3) when the fallback is on; DupsMaxRows bounds the
-	// examples searched for them.
+	// (-s 1, -s 3; of different classes for -s 4) when the fallback is
+	// on; DupsMaxRows bounds the examples searched for them.
 	PushDups    bool
 	DupsMaxRows int
 

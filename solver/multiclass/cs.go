@@ -68,6 +68,9 @@ type CS struct {
 	// epsShrink is liblinear's tolerance for bringing the shrunk classes
 	// back, here for the certifying pass that does so (Due).
 	epsShrink float64
+	// dups are the groups of identical rows of different classes (nil:
+	// none, or not searched).
+	dups *dups
 
 	// per-step scratch, by position among the active classes: the class,
 	// the gradient, t_m, and v_m sorted; the classes whose α changed and
@@ -490,6 +493,24 @@ func (s *CS) Due(viol float64) bool {
 		return true
 	}
 	return false
+}
+
+// FindDups looks for groups of identical rows of different classes,
+// which Push then moves along the directions that keep W, and returns the
+// number of rows in such groups.
+func (s *CS) FindDups() int {
+	s.dups = findDups(&s.Rows, s.class)
+	return s.dups.Len()
+}
+
+// Push moves the groups that FindDups found along the directions that
+// keep W, each pair exactly to its first bound (solver.Config.AfterBatch),
+// and returns the decrease of f.
+func (s *CS) Push() float64 {
+	if s.dups == nil {
+		return 0
+	}
+	return s.push()
 }
 
 // Objective is f(α) = ½‖W‖² + Σ_i Σ_m α_i^m − Σ_i α_i^{y_i}, summed as

@@ -437,3 +437,98 @@ func BenchmarkCSEpoch(b *testing.B) {
 		})
 	}
 }
+
+// withDups returns d with copies of some of its rows appended under other
+// classes (and one empty row per class), and the classes of all rows.
+func withDups(d *dataio.Dataset, class []int32, K, copies int, r *rand.Rand) (*dataio.Dataset, []int32) {
+	out := &dataio.Dataset{Rows: d.Rows, Features: d.Features, RowPtr: slices.Clone(d.RowPtr), Index: slices.Clone(d.Index),
+		Value: slices.Clone(d.Value), Label: slices.Clone(d.Label)}
+	cls := slices.Clone(class)
+	add := func(src int, c int32) {
+		a, b := d.RowPtr[src], d.RowPtr[src+1]
+		out.Index = append(out.Index, d.Index[a:b]...)
+		out.Value = append(out.Value, d.Value[a:b]...)
+		out.RowPtr = append(out.RowPtr, int64(len(out.Index)))
+		out.Label = append(out.Label, float64(c))
+		cls = append(cls, c)
+		out.Rows++
+	}
+	for k := range copies {
+		src := r.IntN(d.Rows)
+		for range 1 + k%3 {
+			add(src, int32(r.IntN(K)))
+		}
+	}
+	return out, cls
+}
+
+// TestCSPush: the push of identical rows keeps every Σ_m α_i^m = 0 and α
+// in its box, leaves W(α) as it was, lowers f by the gain it reports, and
+// leaves nothing for a second push; FindDups finds exactly the groups of
+// identical rows with two or more classes.
+func TestCSPush(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	tune := solver.DefaultTuning()
+	for _, pr := range wwCases() {
+		t.Run(pr.name, func(t *testing.T) {
+			K := 0
+			for _, c := range pr.class {
+				K = max(K, int(c)+1)
+			}
+			d, class := withDups(pr.d, pr.class, K, 40, r)
+			ub := csUB(r, K, pr.c)
+			s := NewCS(d, class, ub, 1, 0, true, nil, &tune)
+			// groups from scratch: identical rows (the empty ones of
+			// wwCases included), two or more classes
+			want := 0
+			seen := map[string][]int32{}
+			for i := range d.Rows {
+				a, b := d.RowPtr[i], d.RowPtr[i+1]
+				key := fmt.Sprint(d.Index[a:b], d.Value[a:b])
+				seen[key] = append(seen[key], class[i])
+			}
+			for _, cs := range seen {
+				if slices.ContainsFunc(cs, func(c int32) bool { return c != cs[0] }) {
+					want += len(cs)
+				}
+			}
+			if got := s.FindDups(); got != want || want == 0 {
+				t.Fatalf("FindDups: %d rows, want %d", got, want)
+			}
+			csRandomAlpha(r, s.Alpha, class, ub, K)
+			copy(s.W, csRefW(d, s.Alpha, K, 1))
+			w0 := slices.Clone(s.W)
+			f0 := csRefDual(d, class, s.Alpha, K, 1)
+			gain := s.Push()
+			f1 := csRefDual(d, class, s.Alpha, K, 1)
+			if gain <= 0 || math.Abs((f0-f1)-gain) > 1e-9*math.Max(1, math.Abs(f0)) {
+				t.Fatalf("gain %g, f fell by %g", gain, f0-f1)
+			}
+			for j, v := range csRefW(d, s.Alpha, K, 1) {
+				if math.Abs(v-w0[j]) > 1e-12*(1+math.Abs(v)) {
+					t.Fatalf("W(α)[%d] moved from %g to %g", j, w0[j], v)
+				}
+			}
+			for i, y := range class {
+				a := s.Alpha[i*K : i*K+K]
+				var sum float64
+				for c, v := range a {
+					u := 0.0
+					if c == int(y) {
+						u = ub[y]
+					}
+					if v > u || v < u-ub[y]*(1+1e-12*float64(K)) {
+						t.Fatalf("row %d: α %v outside the box (C %g, class %d)", i, a, ub[y], y)
+					}
+					sum += v
+				}
+				if math.Abs(sum) > 1e-12*ub[y]*float64(K) {
+					t.Fatalf("row %d: Σα = %g", i, sum)
+				}
+			}
+			if g := s.Push(); g != 0 {
+				t.Fatalf("a second push gained %g", g)
+			}
+		})
+	}
+}
