@@ -140,6 +140,9 @@ func sameModelRuns() []sameModelRun {
 	}
 	add("ww/acf", multi, Params{Problem: WestonWatkins, C: 1})
 	add("ww/uniform/C=10", multi, Params{Problem: WestonWatkins, C: 10, Select: Uniform, Bias: 1})
+	add("cs/acf+shrink", multi, Params{Problem: CrammerSinger, C: 1})
+	add("cs/acf/C=10/B=1", multi, Params{Problem: CrammerSinger, C: 10, Select: ACF, Bias: 1})
+	add("cs/shrink/float32", to32(multi), Params{Problem: CrammerSinger, C: 1, Select: Shrink, Weights: map[float64]float64{2: 3}})
 	for _, sel := range []Selection{ACF, Uniform, Cyclic} {
 		add("lasso/"+sel.String(), reg, Params{Problem: Lasso, Lambda: 5, Select: sel})
 	}
@@ -160,8 +163,9 @@ func sameModelRuns() []sameModelRun {
 
 // TestSameModelEverywhere trains a fixed set of runs (-s 1, 3 and 7 with
 // each selection, a bias, float32 values, one-vs-rest, with and without
-// the fallbacks; the Weston–Watkins SVM; the LASSO and its path; -s 12, 13
-// and 21 with each selection, -s 12's Newton switch) and
+// the fallbacks; the Weston–Watkins and Crammer–Singer SVMs; the LASSO
+// and its path; -s 12, 13 and 21 with each selection, -s 12's Newton
+// switch) and
 // compares each model file's SHA-256 with modelHashes: the same seed must
 // give the same bytes on every CPU, architecture and build.
 // go test -run TestSameModelEverywhere -update-models rewrites the file.

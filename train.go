@@ -172,7 +172,7 @@ func selections(p Problem) []Selection {
 	case WestonWatkins:
 		return []Selection{ACF, Uniform}
 	case CrammerSinger:
-		return []Selection{ACF, Uniform}
+		return []Selection{ACFShrink, ACF, Uniform, Shrink}
 	case LogisticPrimal, SquaredHingePrimal, SquaredSVRPrimal:
 		return []Selection{ACF} // no coordinate descent: the value is ignored
 	case L1SquaredHinge, L1Logistic:

@@ -38,8 +38,8 @@ type Tuning struct {
 	// than recomputed at each step (the same bits either way).
 	XsqStoreMax int
 	// PushDups turns on the push of identical rows with opposite labels
-	// (-s 1, -s 3) when the fallback is on; DupsMaxRows bounds the
-	// examples searched for them.
+	// (-s 1, -s 3; of different classes for -s 4) when the fallback is
+	// on; DupsMaxRows bounds the examples searched for them.
 	PushDups    bool
 	DupsMaxRows int
 
@@ -140,6 +140,17 @@ type Tuning struct {
 	IPMPartsMem    int
 	BinaryRows     bool
 
+	// The Crammer–Singer SVM (-s 4).
+
+	// CSCertify: its full pass certifies a largest violation of at most
+	// CSCertify·eps; liblinear stops at eps after a closing sweep that
+	// leaves every example it steps on optimal.
+	CSCertify float64
+	// CSGatherDiv: a step reads the decision values of its active
+	// classes one by one when they are at most K/CSGatherDiv of the K
+	// classes, else all K at once (kernel.DotK).
+	CSGatherDiv int
+
 	// The LASSO.
 
 	// LassoGapMaxWait caps the back-off, in batches, of the duality-gap
@@ -206,6 +217,9 @@ func DefaultTuning() Tuning {
 		IPMMaxParts:    4,
 		IPMPartsMem:    32 << 20,
 		BinaryRows:     true,
+
+		CSCertify:   0.5,
+		CSGatherDiv: 4,
 
 		LassoGapMaxWait: 8,
 	}

@@ -69,6 +69,9 @@ func TestDefaultTuning(t *testing.T) {
 		"IPMPartsMem":    32 << 20,
 		"BinaryRows":     true,
 
+		"CSCertify":   0.5,
+		"CSGatherDiv": 4,
+
 		"LassoGapMaxWait": 8,
 	}
 	d := reflect.ValueOf(DefaultTuning())

@@ -1,4 +1,4 @@
-// Package multiclass is the Weston–Watkins multi-class SVM (Weston & Watkins 1999), trained by
+// The Weston–Watkins multi-class SVM (Weston & Watkins 1999), trained by
 // dual subspace descent over examples as in Glasmachers & Dogan's ACF
 // paper: every step optimises the K−1 dual variables of one example.
 //
@@ -57,9 +57,7 @@ import (
 	"slices"
 
 	"github.com/acfcd/acfcd/internal/procs"
-	"github.com/acfcd/acfcd/internal/rows"
 	dataio "github.com/acfcd/acfcd/io"
-	"github.com/acfcd/acfcd/kernel"
 	solver "github.com/acfcd/acfcd/solver"
 )
 
@@ -69,31 +67,13 @@ const pgZero = 1e-12
 // Problem is one Weston–Watkins training run (solver.Problem). It is not
 // safe for concurrent use; nothing is allocated after New.
 type Problem struct {
-	rows.Rows
-	xsq   []float64 // q_i = ‖x_i‖² + B²
-	K     int
-	class []int32   // y_i as a class index
-	ub    []float64 // C of each class (C × its -wi weight)
-	eps   float64
+	// examples holds the point: W, and Alpha[i*K+c] = α_ic, whose slot
+	// c = y_i stays 0.
+	examples
 
-	// W holds the K weight vectors, (NF+1)·K feature-major; row NF holds
-	// the bias weights. Alpha[i*K+c] = α_ic; the slot c = y_i stays 0.
-	W, Alpha []float64
-
-	// per-step scratch: the decision values, gradients, AxpyK
-	// coefficients, t_c of the block solve and their sorted copy
-	dec, grad, coef, t, srt []float64
-
-	// Ops counts multiply-adds with the weights: K per stored non-zero
-	// for each DotK and each AxpyK, the passes included.
-	Ops int64
-	// PassViol and PassPrimal are the largest violation and P(W) at the
-	// point of the last full pass.
-	PassViol, PassPrimal float64
-
-	pool   *procs.Pool
-	tune   *solver.Tuning
-	chunks []solver.Chunk
+	// per-step scratch: the gradients, t_c of the block solve and their
+	// sorted copy
+	grad, t, srt []float64
 }
 
 // New sets up a run at α = 0, W = 0 on the examples of d, with class the
@@ -101,91 +81,11 @@ type Problem struct {
 // none); eps is the tolerance on the largest violation.
 func New(d *dataio.Dataset, class []int32, ub []float64, bias, eps float64, pool *procs.Pool, t *solver.Tuning) *Problem {
 	K := len(ub)
-	s := &Problem{Rows: rows.New(d, bias), K: K, class: class, ub: ub, eps: eps, pool: pool, tune: t}
-	s.xsq = make([]float64, s.N)
-	for i := range s.xsq {
-		s.xsq[i] = s.SqNorm(int32(i))
-	}
-	s.W = make([]float64, (s.NF+1)*K)
-	s.Alpha = make([]float64, s.N*K)
-	s.dec = make([]float64, K)
+	s := &Problem{examples: newExamples(d, class, ub, bias, eps, pool, t)}
 	s.grad = make([]float64, K)
-	s.coef = make([]float64, K)
 	s.t = make([]float64, K)
 	s.srt = make([]float64, K)
 	return s
-}
-
-// Len is the number of examples.
-func (s *Problem) Len() int { return s.N }
-
-// Work is the multiply-adds of one sweep (solver.Config.Work).
-func (s *Problem) Work() int64 { return 2 * s.RP[s.N] * int64(s.K) }
-
-// decision sets s.dec to the K decision values of x_i, bias included,
-// counting K multiply-adds per non-zero.
-func (s *Problem) decision(i int32) {
-	a, b := s.RP[i], s.RP[i+1]
-	K := s.K
-	s.Ops += (b - a) * int64(K)
-	dec := s.dec[:K]
-	if s.Val32 == nil {
-		kernel.DotK(s.Idx[a:b:b], s.Val[a:b:b], s.W, K, dec)
-	} else {
-		dotK32(s.Idx[a:b:b], s.Val32[a:b:b], s.W, K, dec)
-	}
-	if B := s.Bias; B != 0 {
-		row := s.W[s.NF*K : s.NF*K+K]
-		for c := range dec {
-			dec[c] += float64(B * row[c])
-		}
-	}
-}
-
-// update does w_c += coef_c·x_i for every class, bias included.
-func (s *Problem) update(i int32) {
-	a, b := s.RP[i], s.RP[i+1]
-	K := s.K
-	s.Ops += (b - a) * int64(K)
-	coef := s.coef[:K]
-	if s.Val32 == nil {
-		kernel.AxpyK(coef, s.Idx[a:b:b], s.Val[a:b:b], s.W, K)
-	} else {
-		axpyK32(coef, s.Idx[a:b:b], s.Val32[a:b:b], s.W, K)
-	}
-	if B := s.Bias; B != 0 {
-		row := s.W[s.NF*K : s.NF*K+K]
-		for c := range row {
-			row[c] += float64(coef[c] * B)
-		}
-	}
-}
-
-// dotK32 is kernel.DotK for float32 values.
-func dotK32(idx []int32, val []float32, W []float64, K int, out []float64) {
-	out = out[:K]
-	clear(out)
-	val = val[:len(idx)]
-	for k, j := range idx {
-		row := W[int(j)*K : int(j)*K+K]
-		v := float64(val[k])
-		for c, x := range row {
-			out[c] += float64(v * x)
-		}
-	}
-}
-
-// axpyK32 is kernel.AxpyK for float32 values.
-func axpyK32(coef []float64, idx []int32, val []float32, W []float64, K int) {
-	coef = coef[:K]
-	val = val[:len(idx)]
-	for k, j := range idx {
-		row := W[int(j)*K : int(j)*K+K]
-		v := float64(val[k])
-		for c, x := range coef {
-			row[c] += float64(x * v)
-		}
-	}
 }
 
 // gradients sets s.grad[c] = ∂f/∂α_ic from s.dec (0 at c = y_i) and
@@ -384,56 +284,21 @@ func (s *Problem) Step(i, ahead int32, _ solver.Thresholds) (viol, gain float64,
 }
 
 // Pass goes over every example in storage order at the current point
-// (solver.Problem) and sets PassViol to the largest KKT violation and
-// PassPrimal to P(W). With repair, a block whose violation exceeds eps is
-// stepped on the spot and the pass reports failure; a pass that reports
-// success took no step, so PassViol ≤ eps holds for all blocks at one
-// point and PassPrimal is the primal objective there. As the dual's pass,
-// it scans in chunks on the spare processors up to the first violator
-// (each goroutine with scratch of its own) and goes on sequentially from
-// there.
-func (s *Problem) Pass(r *solver.Run, repair bool) bool {
-	viol, loss, ops, ok := solver.RowPass(s.tune, s.pool, &s.chunks, s.N, s.RP[s.N],
-		func(bool) func(lo, hi int) solver.Chunk {
-			h := *s
-			h.dec, h.grad = make([]float64, s.K), make([]float64, s.K)
-			return func(lo, hi int) solver.Chunk { return h.scan(lo, hi, repair) }
-		},
-		func(first int, viol, loss *float64) {
-			for i := first; i < s.N; i++ {
-				i := int32(i)
-				l, v := s.eval(i)
-				*loss += l
-				*viol = max(*viol, v)
-				if v > s.eps {
-					r.Repaired(i, s.blockStep(i, v))
-				}
-			}
-		})
-	s.Ops += ops
-	s.PassViol, s.PassPrimal = viol, solver.Primal(s.W, loss)
-	return repair && ok || !repair && viol <= s.eps
+// (solver.Problem; see examples.pass): with repair, an example whose
+// violation exceeds eps gets an exact block step on the spot.
+func (s *Problem) Pass(r *solver.Run, repair bool) bool { return s.pass(s, r, repair) }
+
+// helper returns a copy of s with scratch of its own (evaluator).
+func (s *Problem) helper() evaluator {
+	h := *s
+	h.dec, h.grad = make([]float64, s.K), make([]float64, s.K)
+	return &h
 }
 
-// scan evaluates examples [lo, hi) at the current point, writing only
-// s's scratch and Ops (s is a goroutine's copy). With repair it stops at
-// the first example whose violation exceeds eps and leaves it out.
-func (s *Problem) scan(lo, hi int, repair bool) solver.Chunk {
-	c := solver.Chunk{Stop: -1}
-	for i := lo; i < hi; i++ {
-		ops := s.Ops
-		l, v := s.eval(int32(i))
-		if repair && v > s.eps {
-			s.Ops = ops
-			c.Stop = i
-			break
-		}
-		c.Viol = max(c.Viol, v)
-		c.Loss += l
-		c.Ops += s.Ops - ops
-	}
-	return c
-}
+func (s *Problem) base() *examples { return &s.examples }
+
+// repair is the block step of a full pass (evaluator).
+func (s *Problem) repair(i int32, viol float64) float64 { return s.blockStep(i, viol) }
 
 // eval sets s.dec and s.grad for example i and returns its weighted loss
 // C_i Σ_{c≠y_i} max(0, 1 − (w_y − w_c)ᵀx_i) and KKT violation.
