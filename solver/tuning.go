@@ -117,6 +117,13 @@ type Tuning struct {
 	IPMPartsMem    int
 	BinaryRows     bool
 
+	// The L1-regularised classifiers (-s 5, 6).
+
+	// L1StepOps is the cost of a step on a feature beyond its column's
+	// non-zeros, in non-zeros: ACF adapts to each step's gain per cost
+	// (solver.StepCoster).
+	L1StepOps int
+
 	// The LASSO.
 
 	// LassoGapMaxWait caps the back-off, in batches, of the duality-gap
@@ -174,6 +181,8 @@ func DefaultTuning() Tuning {
 		IPMMaxParts:    4,
 		IPMPartsMem:    32 << 20,
 		BinaryRows:     true,
+
+		L1StepOps: 8,
 
 		LassoGapMaxWait: 8,
 	}

@@ -59,6 +59,8 @@ func TestDefaultTuning(t *testing.T) {
 		"IPMPartsMem":    32 << 20,
 		"BinaryRows":     true,
 
+		"L1StepOps": 8,
+
 		"LassoGapMaxWait": 8,
 	}
 	d := reflect.ValueOf(DefaultTuning())
