@@ -123,6 +123,10 @@ type Tuning struct {
 	// non-zeros, in non-zeros: ACF adapts to each step's gain per cost
 	// (solver.StepCoster).
 	L1StepOps int
+	// SVCBranchInside: the loops of -s 5 over a column branch on the sign
+	// of b_i = 1 − y_i wᵀx_i when at most this fraction of the examples is
+	// inside the margin (b_i > 0), and use masks otherwise.
+	SVCBranchInside float64
 
 	// The LASSO.
 
@@ -182,7 +186,8 @@ func DefaultTuning() Tuning {
 		IPMPartsMem:    32 << 20,
 		BinaryRows:     true,
 
-		L1StepOps: 8,
+		L1StepOps:       8,
+		SVCBranchInside: 0.25,
 
 		LassoGapMaxWait: 8,
 	}

@@ -59,7 +59,8 @@ func TestDefaultTuning(t *testing.T) {
 		"IPMPartsMem":    32 << 20,
 		"BinaryRows":     true,
 
-		"L1StepOps": 8,
+		"L1StepOps":       8,
+		"SVCBranchInside": 0.25,
 
 		"LassoGapMaxWait": 8,
 	}

@@ -42,7 +42,6 @@ type LR struct {
 	grad, hdiag, wpd []float64 // per feature: g, diag(XᵀDX) + ν, the inner iterate u
 	ws               []int32   // the inner coordinates (features)
 	last             []float64 // per inner coordinate: its violation at its last step
-	viols            []int32
 	innerTol         float64
 	scale            []float64 // GainScale of the working set
 	stepOps          int
@@ -398,39 +397,11 @@ func (in *inner) Due(float64) bool {
 	return n.Value() <= in.innerTol
 }
 
-// Pass is the full pass over the working set at the current u
-// (solver.Problem): it reports whether the violations of q add up to at
-// most the inner tolerance; with repair a failed pass steps on the
-// coordinates above their share of it.
-func (in *inner) Pass(r *solver.Run, repair bool) bool {
-	share := in.innerTol / float64(max(len(in.ws), 1))
-	var n compsum.Sum
-	in.viols = in.viols[:0]
-	for k, j := range in.ws {
-		v := violation(in.wpd[j], in.qgrad(j), in.isBias(j))
-		in.last[k] = v
-		n.Add(v)
-		if v > share {
-			in.viols = append(in.viols, int32(k))
-		}
-		if in.poll() {
-			return false
-		}
-	}
-	ok := n.Value() <= in.innerTol
-	if ok || !repair {
-		return ok
-	}
-	for _, k := range in.viols {
-		j := in.ws[k]
-		u := in.wpd[j]
-		g := in.qgrad(j)
-		free := in.isBias(j)
-		in.last[k] = violation(u, g, free)
-		r.Repaired(k, in.move(j, u, g, free))
-		if in.poll() {
-			return false
-		}
-	}
-	return false
-}
+// Pass ends the inner problem (solver.Problem) on liblinear's inner rule:
+// the violations of q that the coordinates had at their last steps add
+// up to at most the inner tolerance (Due). It takes no pass over the
+// columns: the inner tolerance only steers newGLMNET, whose every outer
+// iteration measures F's own optimality exactly, and a read of the
+// working set's columns to confirm it costed a fifth of the run (a9a,
+// w8a, news20) while the estimate almost always held.
+func (in *inner) Pass(*solver.Run, bool) bool { return in.Due(0) }

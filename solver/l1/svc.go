@@ -42,6 +42,12 @@ type SVC struct {
 
 	checkAt, poll int64
 	scale         []float64 // GainScale
+
+	// fewInside: few examples are inside the margin, at most
+	// Tuning.SVCBranchInside of them, and the loops branch on it
+	// (svcloop.go); set after every batch.
+	fewInside    bool
+	branchInside float64
 }
 
 // Armijo's σ and the most halvings of a step, liblinear's.
@@ -55,6 +61,7 @@ const (
 func NewSVC(dt *Data, unreg bool, t *solver.Tuning) *SVC {
 	s := &SVC{sub: newSub(dt, unreg), b: make([]float64, dt.rows), last: make([]float64, len(dt.cols)), poll: t.PollWork}
 	s.scale = dt.gainScale(make([]float64, len(dt.cols)), dt.cols, t.L1StepOps)
+	s.branchInside = t.SVCBranchInside
 	return s
 }
 
@@ -67,6 +74,7 @@ func (s *SVC) Reset(label []float64, pos, cp, cn, eps float64) float64 {
 		s.b[i] = 1
 	}
 	clear(s.last)
+	s.fewInside = false
 	s.eps = eps
 	s.first = true
 	s.firstSum = compsum.Sum{}
@@ -81,6 +89,7 @@ func (s *SVC) Reset(label []float64, pos, cp, cn, eps float64) float64 {
 // liblinear the sum of its violations, each taken before its step, is
 // ‖∇^S F(0)‖₁ of the stopping rule: liblinear's Gnorm1_init.
 func (s *SVC) EndBatch(int, bool) float64 {
+	s.fewInside = float64(s.inside()) <= s.branchInside*float64(s.rows)
 	if s.first {
 		s.first = false
 		s.init = s.firstSum.Value()
@@ -96,114 +105,6 @@ func (s *SVC) Len() int { return len(s.cols) }
 // (solver.StepCoster): a step reads its column, whose lengths differ by
 // orders of magnitude in sparse data.
 func (s *SVC) GainScale() []float64 { return s.scale }
-
-// grad returns the loss's first and generalised second derivative along
-// feature j. The loops have no branch on the sign of b_i, which is a coin
-// flip on data that is not separable (pos and posMask).
-func (s *SVC) grad(j int32) (g, h float64) {
-	idx, val := s.column(j)
-	b := s.b
-	s.Ops += int64(len(idx))
-	if s.cost == nil {
-		for k, i := range idx {
-			bi := b[i]
-			x := val[k]
-			m := posBits(bi)
-			g += float64(x * math.Float64frombits(math.Float64bits(bi)&m))
-			h += float64(float64(x*x) * math.Float64frombits(0x3ff0000000000000&m))
-		}
-		return -2 * s.cp * g, 2 * s.cp * h
-	}
-	for k, i := range idx {
-		bi := b[i]
-		t := float64(s.cost[i] * val[k])
-		g += float64(t * pos(bi))
-		h += float64(float64(t*val[k]) * posMask(bi))
-	}
-	return -2 * g, 2 * h
-}
-
-// slope returns the loss's first derivative along feature j, without
-// the second (a weight at 0 whose |g| ≤ 1 takes no step).
-func (s *SVC) slope(j int32) float64 {
-	idx, val := s.column(j)
-	b := s.b
-	s.Ops += int64(len(idx))
-	var g float64
-	if s.cost == nil {
-		for k, i := range idx {
-			g += float64(val[k] * pos(b[i]))
-		}
-		return -2 * s.cp * g
-	}
-	for k, i := range idx {
-		g += float64(float64(s.cost[i]*val[k]) * pos(b[i]))
-	}
-	return -2 * g
-}
-
-// curvature returns the generalised second derivative along feature j.
-func (s *SVC) curvature(j int32) float64 {
-	idx, val := s.column(j)
-	b := s.b
-	s.Ops += int64(len(idx))
-	var h float64
-	if s.cost == nil {
-		for k, i := range idx {
-			x := val[k]
-			h += float64(float64(x*x) * posMask(b[i]))
-		}
-		return 2 * s.cp * h
-	}
-	for k, i := range idx {
-		x := val[k]
-		h += float64(float64(float64(s.cost[i]*x)*x) * posMask(b[i]))
-	}
-	return 2 * h
-}
-
-// pos is max(0, x) for a number x (+0 for x ≤ 0).
-func pos(x float64) float64 {
-	return math.Float64frombits(math.Float64bits(x) & posBits(x))
-}
-
-// posMask is 1 for x > 0 and 0 otherwise.
-func posMask(x float64) float64 {
-	return math.Float64frombits(0x3ff0000000000000 & posBits(x))
-}
-
-// posBits is all ones for x > 0 and zero otherwise (±0 included): the
-// sign bit of 0 − x, which is +0 for x = ±0.
-func posBits(x float64) uint64 {
-	return uint64(int64(math.Float64bits(0-x)) >> 63)
-}
-
-// move adds d to w_j: b −= d·v_j. It returns the change of the loss
-// Σ C_i (max(0, b_i)² − max(0, b_i_old)²), each term a product (no
-// cancellation of two squares).
-func (s *SVC) move(idx []int32, val []float64, d float64) float64 {
-	b := s.b
-	s.Ops += int64(len(idx))
-	var dl float64
-	if s.cost == nil {
-		for k, i := range idx {
-			bo := b[i]
-			bn := bo - float64(d*val[k])
-			b[i] = bn
-			po, pn := pos(bo), pos(bn)
-			dl += float64((pn - po) * (pn + po))
-		}
-		return s.cp * dl
-	}
-	for k, i := range idx {
-		bo := b[i]
-		bn := bo - float64(d*val[k])
-		b[i] = bn
-		po, pn := pos(bo), pos(bn)
-		dl += float64(s.cost[i] * float64((pn-po)*(pn+po)))
-	}
-	return dl
-}
 
 // Step does the step on coordinate k, feature cols[k] (solver.Problem):
 // it returns the violation before it and its gain, or shrinks a weight at
