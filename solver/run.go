@@ -42,6 +42,16 @@ type Trigger interface {
 	Due(viol float64) bool
 }
 
+// StepCoster is implemented by problems whose steps differ in cost (a
+// step on a feature reads its column, of any length): the ACF selections
+// then adapt each coordinate's preference to its gain times GainScale()[i],
+// the mean cost of a step divided by the cost of a step on i, that is to
+// the progress per unit of work rather than per step. GainScale is asked
+// at the start of every Solve.
+type StepCoster interface {
+	GainScale() []float64
+}
+
 // Thresholds are liblinear's shrinking thresholds: a coordinate at its
 // lower bound whose gradient is above Max, or at its upper bound with a
 // gradient below Min, leaves the active set.

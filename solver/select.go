@@ -81,6 +81,7 @@ type selection struct {
 	streamed  bool // see Tuning.SweepStreamMin
 	sched     *acf.Scheduler
 	prefs     *acf.Prefs
+	scale     []float64  // ACF: StepCoster's factors of the gains, or nil
 	warm      bool       // ACF: the next batch is the uniform warm-up sweep
 	th        Thresholds // shrinking thresholds: the last sweep's extreme projected gradients
 	active    int        // Shrink: the active prefix of buf.index
@@ -114,6 +115,9 @@ func (r *Run) newSelection(seed uint64) *selection {
 		s.acf, s.warm = true, true
 		s.shrinking = s.kind == ACFShrink
 		s.prefs = acf.NewPrefs(n, r.cfg.ACF)
+		if c, ok := r.p.(StepCoster); ok {
+			s.scale = c.GainScale()[:n]
+		}
 		s.sched = r.newScheduler(seed, s.streamed)
 		if s.shrinking {
 			if words := (n + 63) / 64; len(r.buf.shrunk) < words {
@@ -223,6 +227,7 @@ func (s *selection) steps(r *Run, b []int32, pgMaxP, pgMinP *float64) bool {
 	if s.acf {
 		prefs = s.prefs
 	}
+	scale := s.scale
 	var shrunk []uint64
 	if s.shrinking {
 		shrunk = r.buf.shrunk
@@ -255,7 +260,11 @@ func (s *selection) steps(r *Run, b []int32, pgMaxP, pgMinP *float64) bool {
 				pgMin = pg
 			}
 			if prefs != nil {
-				prefs.Observe(int(i), gain)
+				if scale != nil {
+					prefs.Observe(int(i), float64(gain*scale[i]))
+				} else {
+					prefs.Observe(int(i), gain)
+				}
 			}
 			r.Obj -= gain
 		case inPlace:
@@ -337,6 +346,9 @@ func (s *selection) repaired(r *Run, i int32, gain float64) {
 	}
 	switch r.cfg.Repair {
 	case RepairObserve:
+		if s.scale != nil {
+			gain = float64(gain * s.scale[i])
+		}
 		s.prefs.Observe(int(i), gain)
 	case RepairMax:
 		s.prefs.Set(int(i), math.Inf(1))

@@ -150,6 +150,16 @@ type Tuning struct {
 	// classes one by one when they are at most K/CSGatherDiv of the K
 	// classes, else all K at once (kernel.DotK).
 	CSGatherDiv int
+	// The L1-regularised classifiers (-s 5, 6).
+
+	// L1StepOps is the cost of a step on a feature beyond its column's
+	// non-zeros, in non-zeros: ACF adapts to each step's gain per cost
+	// (solver.StepCoster).
+	L1StepOps int
+	// SVCBranchInside: the loops of -s 5 over a column branch on the sign
+	// of b_i = 1 − y_i wᵀx_i when at most this fraction of the examples is
+	// inside the margin (b_i > 0), and use masks otherwise.
+	SVCBranchInside float64
 
 	// The LASSO.
 
@@ -218,8 +228,10 @@ func DefaultTuning() Tuning {
 		IPMPartsMem:    32 << 20,
 		BinaryRows:     true,
 
-		CSCertify:   0.5,
-		CSGatherDiv: 4,
+		CSCertify:       0.5,
+		CSGatherDiv:     4,
+		L1StepOps:       8,
+		SVCBranchInside: 0.25,
 
 		LassoGapMaxWait: 8,
 	}

@@ -69,8 +69,10 @@ func TestDefaultTuning(t *testing.T) {
 		"IPMPartsMem":    32 << 20,
 		"BinaryRows":     true,
 
-		"CSCertify":   0.5,
-		"CSGatherDiv": 4,
+		"CSCertify":       0.5,
+		"CSGatherDiv":     4,
+		"L1StepOps":       8,
+		"SVCBranchInside": 0.25,
 
 		"LassoGapMaxWait": 8,
 	}

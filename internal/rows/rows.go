@@ -79,3 +79,12 @@ func (r *Rows) Prefetch(i int32) {
 		}
 	}
 }
+
+// PrefetchSpan asks for the first entries of a sparse vector stored as
+// idx and val ahead of use (package l1's columns, visited in random
+// order); the hardware prefetcher follows a long one on its own.
+func PrefetchSpan(idx []int32, val []float64) {
+	if n := min(len(idx), len(val), 16); n > 0 {
+		prefetchRow(unsafe.Pointer(&idx[0]), uintptr(n)*4, unsafe.Pointer(&val[0]), uintptr(n)*8)
+	}
+}

@@ -253,11 +253,12 @@ func (s *Problem) move(j int32, idx []int32, val []float64, rho float64) float64
 	s.Ops += int64(len(idx))
 	s.w[j] = nw
 	s.Snap = false
-	return gain(q, z, lam, w, nw)
+	return Gain(q, z, lam, w, nw)
 }
 
-// gain is the exact decrease of φ(t) = ½q·t² − z·t + λ|t|, F along one
-// coordinate up to a constant, from t = w to its minimiser nw ≠ w:
+// Gain is the exact decrease of φ(t) = ½q·t² − z·t + λ|t|, F along one
+// coordinate up to a constant, from t = w to its minimiser nw ≠ w (also
+// the inner problem of package l1's newGLMNET):
 //
 //	nw = 0:                 ½q·w² + |w|·(λ − sign(w)·z)
 //	nw ≠ 0, no sign change: ½q·δ²                (δ = nw − w)
@@ -266,7 +267,7 @@ func (s *Problem) move(j int32, idx []int32, val []float64, rho float64) float64
 // These are identities of ρδ − ½qδ² + λ(|w| − |nw|) at the minimiser,
 // written as sums of non-negative terms: no cancellation, so small gains
 // keep their relative accuracy, which the ratios gain/r̄ of ACF need.
-func gain(q, z, lam, w, nw float64) float64 {
+func Gain(q, z, lam, w, nw float64) float64 {
 	if nw == 0 {
 		t := lam - z
 		if w < 0 {

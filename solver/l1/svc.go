@@ -1,0 +1,280 @@
+package l1
+
+import (
+	"math"
+
+	"github.com/acfcd/acfcd/internal/compsum"
+	"github.com/acfcd/acfcd/internal/rows"
+	solver "github.com/acfcd/acfcd/solver"
+)
+
+// SVC is -s 5, the L1-regularised squared-hinge SVM,
+//
+//	F(w) = ‖w‖₁ + Σ_i C_i·max(0, b_i)²,  b_i = 1 − y_i wᵀx_i,
+//
+// by coordinate descent over features (solver.Problem), as liblinear's
+// solve_l1r_l2_svc (Yuan et al. 2010): a step on feature j takes the
+// one-dimensional Newton direction of F with the generalised second
+// derivative H = 2 Σ_{b_i>0} C_i x_ij² and its soft threshold, then halves
+// it until F decreases by at least σ times the model's decrease (Armijo).
+// The step updates b and computes the exact change of the loss in one
+// pass over the column, so that every step's gain, the exact decrease of
+// F, is known (ACF adapts to it).
+//
+// The stopping rule is liblinear's on ‖∇^S F(w)‖₁ (package comment), with
+// liblinear's ‖∇^S F(0)‖₁ for -s 5, the violations of the first sweep
+// (EndBatch), certified by a full pass at the current w that recomputes b
+// from w.
+// Between passes the sum of the violations each coordinate had at its
+// last step estimates it (Due), as liblinear's sweep sum does.
+type SVC struct {
+	sub
+	b []float64 // 1 − y_i wᵀx_i
+
+	last     []float64 // per coordinate: its violation at its last step
+	eps      float64
+	first    bool        // in the first batch
+	firstSum compsum.Sum // the first batch's violations
+
+	// The last full pass: ‖∇^S F(w)‖₁ and F(w) at the w it saw.
+	PassViol, PassObj float64
+	viols             []int32
+
+	checkAt, poll int64
+	scale         []float64 // GainScale
+
+	// fewInside: few examples are inside the margin, at most
+	// Tuning.SVCBranchInside of them, and the loops branch on it
+	// (svcloop.go); set after every batch.
+	fewInside    bool
+	branchInside float64
+}
+
+// Armijo's σ and the most halvings of a step, liblinear's.
+const (
+	sigma         = 0.01
+	maxLineSearch = 20
+)
+
+// NewSVC returns an SVC for dt, reused by reset for each subproblem; unreg
+// leaves the bias (if dt has one) out of the regulariser.
+func NewSVC(dt *Data, unreg bool, t *solver.Tuning) *SVC {
+	s := &SVC{sub: newSub(dt, unreg), b: make([]float64, dt.rows), last: make([]float64, len(dt.cols)), poll: t.PollWork}
+	s.scale = dt.gainScale(make([]float64, len(dt.cols)), dt.cols, t.L1StepOps)
+	s.branchInside = t.SVCBranchInside
+	return s
+}
+
+// Reset starts the subproblem in which the examples labelled pos are
+// positive with cost cp and the others negative with cost cn, at w = 0,
+// with stopping tolerance eps (liblinear's -e). It returns F(0).
+func (s *SVC) Reset(label []float64, pos, cp, cn, eps float64) float64 {
+	s.reset(label, pos, cp, cn)
+	for i := range s.b {
+		s.b[i] = 1
+	}
+	clear(s.last)
+	s.fewInside = false
+	s.eps = eps
+	s.first = true
+	s.firstSum = compsum.Sum{}
+	s.init, s.tol = math.Inf(1), math.Inf(1)
+	s.PassViol, s.PassObj = math.NaN(), s.loss()
+	s.checkAt = s.Ops + s.poll
+	return s.PassObj
+}
+
+// EndBatch ends a batch (solver.BatchEnder). The first one is a sweep
+// over all coordinates in every selection (ACF's warm-up), and as in
+// liblinear the sum of its violations, each taken before its step, is
+// ‖∇^S F(0)‖₁ of the stopping rule: liblinear's Gnorm1_init.
+func (s *SVC) EndBatch(int, bool) float64 {
+	s.fewInside = float64(s.inside()) <= s.branchInside*float64(s.rows)
+	if s.first {
+		s.first = false
+		s.init = s.firstSum.Value()
+		s.tol = s.eps * s.TolScale() * s.init
+	}
+	return 0
+}
+
+// Len is the number of coordinates.
+func (s *SVC) Len() int { return len(s.cols) }
+
+// GainScale weighs the gains that ACF sees by the cost of their steps
+// (solver.StepCoster): a step reads its column, whose lengths differ by
+// orders of magnitude in sparse data.
+func (s *SVC) GainScale() []float64 { return s.scale }
+
+// Step does the step on coordinate k, feature cols[k] (solver.Problem):
+// it returns the violation before it and its gain, or shrinks a weight at
+// 0 whose gradient is deep inside [−1, 1] (liblinear's shrinking, with
+// th.Max its last sweep's largest violation).
+func (s *SVC) Step(k, ahead int32, th solver.Thresholds) (viol, gain float64, shrink bool) {
+	if ahead >= 0 {
+		rows.PrefetchSpan(s.column(s.cols[ahead]))
+	}
+	j := s.cols[k]
+	free := s.isBias(j)
+	w := s.w[j]
+	var g, h float64
+	if w == 0 && !free {
+		// Most steps leave a weight at 0 there; only one that moves needs
+		// the second derivative, in a second pass over the column.
+		if g = s.slope(j); shrinkable(g, th.Max, s.rows) {
+			s.last[k] = 0
+			return 0, 0, true
+		}
+		if math.Abs(g) > 1 {
+			h = s.curvature(j)
+		}
+	} else {
+		g, h = s.grad(j)
+	}
+	viol = violation(w, g, free)
+	s.last[k] = viol
+	if s.first {
+		s.firstSum.Add(viol)
+	}
+	if viol == 0 {
+		return 0, 0, false
+	}
+	return viol, s.newton(j, w, g, h, free), false
+}
+
+// newton does liblinear's step on feature j at w_j = w with loss
+// derivatives g and h and returns its gain (0 if no step was taken).
+func (s *SVC) newton(j int32, w, g, h float64, free bool) float64 {
+	h = max(h, 1e-12)
+	var d float64
+	switch {
+	case free:
+		d = -g / h
+	case g+1 < h*w:
+		d = -(g + 1) / h
+	case g-1 > h*w:
+		d = -(g - 1) / h
+	default:
+		d = -w
+	}
+	if math.Abs(d) < 1e-12 {
+		return 0
+	}
+	reg := func(d float64) float64 { // the change of the regulariser
+		if free {
+			return 0
+		}
+		return math.Abs(w+d) - math.Abs(w)
+	}
+	delta := reg(d) + float64(g*d)
+	idx, val := s.column(j)
+	applied, dl := 0.0, 0.0
+	for range maxLineSearch {
+		dl += s.move(idx, val, d-applied)
+		applied = d
+		if f := reg(d) + dl; f <= sigma*delta {
+			s.w[j] = w + d
+			return -f
+		}
+		d *= 0.5
+		delta *= 0.5
+	}
+	// No sufficient decrease within the halvings: undo.
+	s.move(idx, val, -applied)
+	return 0
+}
+
+// Due decides whether the batch makes the full pass worthwhile
+// (solver.Trigger): the violations of every coordinate at its last step
+// add up to at most the tolerance.
+func (s *SVC) Due(float64) bool { return s.estimate() <= s.tol }
+
+// Estimate is the estimate of Due, relative as Relative.
+func (s *SVC) Estimate() float64 { return s.Relative(s.estimate()) }
+
+func (s *SVC) estimate() float64 {
+	var n compsum.Sum
+	for _, v := range s.last {
+		n.Add(v)
+	}
+	return n.Value()
+}
+
+// loss returns Σ C_i max(0, b_i)².
+func (s *SVC) loss() float64 {
+	var n compsum.Sum
+	for i, bi := range s.b {
+		if bi > 0 {
+			n.Add(s.c(i) * bi * bi)
+		}
+	}
+	return n.Value()
+}
+
+// Objective is F(w) from b as it is.
+func (s *SVC) Objective() float64 { return s.loss() + s.l1() }
+
+// Pass is the full pass at the current w (solver.Problem): b and F are
+// recomputed from w, then every coordinate's violation; it sets PassViol
+// and PassObj and r.Obj, and reports whether ‖∇^S F(w)‖₁ ≤ tol. With
+// repair, a failed pass steps on the coordinates whose violation exceeds
+// their share tol/n of the tolerance.
+func (s *SVC) Pass(r *solver.Run, repair bool) bool {
+	if s.pass(r, repair) {
+		return false
+	}
+	r.Obj = s.PassObj
+	ok := s.PassViol <= s.tol
+	if ok || !repair {
+		return ok
+	}
+	for _, k := range s.viols {
+		j := s.cols[k]
+		g, h := s.grad(j)
+		s.last[k] = violation(s.w[j], g, s.isBias(j))
+		r.Repaired(k, s.newton(j, s.w[j], g, h, s.isBias(j)))
+		if s.Ops >= s.checkAt {
+			s.checkAt = s.Ops + s.poll
+			if r.Poll() {
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// pass is Pass without the repairs; it returns true if cancelled.
+func (s *SVC) pass(r *solver.Run, poll bool) bool {
+	for i := range s.b {
+		s.b[i] = 1
+	}
+	for _, j := range s.cols {
+		if w := s.w[j]; w != 0 {
+			idx, val := s.column(j)
+			for k, i := range idx {
+				s.b[i] -= float64(w * val[k])
+			}
+			s.Ops += int64(len(idx))
+		}
+	}
+	share := s.tol / float64(max(len(s.cols), 1))
+	var sum compsum.Sum
+	s.viols = s.viols[:0]
+	for k, j := range s.cols {
+		v := violation(s.w[j], s.slope(j), s.isBias(j))
+		s.last[k] = v
+		sum.Add(v)
+		if v > share {
+			s.viols = append(s.viols, int32(k))
+		}
+		if poll && s.Ops >= s.checkAt {
+			s.checkAt = s.Ops + s.poll
+			if r.Poll() {
+				return true
+			}
+		}
+	}
+	s.PassViol = sum.Value()
+	s.PassObj = s.Objective()
+	return false
+}
