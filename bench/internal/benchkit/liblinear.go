@@ -45,6 +45,8 @@ var (
 	reObj      = regexp.MustCompile(`Objective value = (\S+)`)
 	reCap      = regexp.MustCompile(`WARNING: reaching max number of iterations`)
 	reSwitched = regexp.MustCompile(`Switching to use (-s \d+)`)
+	reInit     = regexp.MustCompile(`(?m)^init f `)
+	reNewton   = regexp.MustCompile(`(?m)^iter +\d+ f `)
 )
 
 // ParseLiblinearOutput extracts the counters of a liblinear-train run.
@@ -71,7 +73,13 @@ func ParseLiblinearOutput(out string) (LLOutput, error) {
 		r.Switched = m[1]
 	}
 	if r.Subprobs == 0 {
-		return r, errors.New("no \"optimization finished\" line in its output")
+		// The primal Newton solvers (-s 0, 2, 11) print "init f …" once per
+		// subproblem and "iter N f …" per Newton iteration.
+		r.Subprobs = len(reInit.FindAllStringIndex(out, -1))
+		r.Iter = int64(len(reNewton.FindAllStringIndex(out, -1)))
+	}
+	if r.Subprobs == 0 {
+		return r, errors.New("no \"optimization finished\" or \"init f\" line in its output")
 	}
 	return r, nil
 }

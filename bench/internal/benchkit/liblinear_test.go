@@ -27,6 +27,11 @@ func TestParseLiblinearOutput(t *testing.T) {
 	if err != nil || r.Iter != 1010 || r.Subprobs != 2 || r.NObj != 2 || math.Abs(r.Objective+3.75) > 1e-12 || !r.Capped {
 		t.Errorf("multi-class: %+v, %v", r, err)
 	}
+	// -s 2 of liblinear 2.50, two classes: no dual, two Newton iterations.
+	r, err = ParseLiblinearOutput("init f 3.256e+04 |g| 8.775e+04\niter  1 f 1.448e+04 |g| 5.700e+03 CG   3 step_size 1.00e+00 \niter  2 f 1.396e+04 |g| 2.263e+03 CG   3 step_size 1.00e+00 \n")
+	if err != nil || r.Iter != 2 || r.Subprobs != 1 || r.NObj != 0 {
+		t.Errorf("primal: %+v, %v", r, err)
+	}
 	if _, err := ParseLiblinearOutput("ERROR: something\n"); err == nil {
 		t.Error("no error for output without #iter")
 	}
