@@ -227,7 +227,9 @@ type Params struct {
 	C float64
 	// Eps is the stopping tolerance on the largest KKT violation; 0 means
 	// the problem's default: 0.1 for -s 1, 3, 7 and the Weston–Watkins SVM
-	// (liblinear's), 1e-3·max(λ, 1e-3·λ_max) for the LASSO.
+	// (liblinear's), 1e-3·max(λ, 1e-3·λ_max) for the LASSO. For -s 0, 2
+	// and 11 it is liblinear's relative gradient norm (default 0.01; 1e-4
+	// for -s 11).
 	Eps float64
 	// Bias > 0 gives every example an extra feature of this value
 	// (liblinear's -B; its weight is regularised, as in liblinear); 0 and
