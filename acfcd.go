@@ -230,7 +230,9 @@ type Params struct {
 	// (liblinear's), 1e-3·max(λ, 1e-3·λ_max) for the LASSO. As in
 	// liblinear, -s 12 and 13 take it relative to the first sweep's summed
 	// violations (default 0.1), -s 21 on the maximal violating pair
-	// (default 0.01).
+	// (default 0.01); for -s 0, 2 and 11 it is the relative gradient norm
+	// (default 0.01; 1e-4 for -s 11), for -s 5 and 6 the relative norm of
+	// the minimum-norm subgradient (default 0.01).
 	Eps float64
 	// Bias > 0 gives every example an extra feature of this value
 	// (liblinear's -B; its weight is regularised, as in liblinear); 0 and

@@ -60,36 +60,41 @@ func TestFallbackDeterministic(t *testing.T) {
 
 // TestPrimalFirstCertified: where the up-front rule sends -s 1 and -s 7
 // to Newton first (the size threshold lowered to this data), no dual
-// epoch runs when Newton's α passes the dual's full KKT pass, and the
-// answer is certified as any: w = Σ α_i y_i x_i, the largest KKT violation
-// within eps and a duality gap that certifies the optimum, all recomputed
-// independently; at C = 1 the dual objective is the pure dual CD's.
+// epoch runs (or, with one epoch first, one) when Newton's α passes the
+// dual's full KKT pass, and the answer is certified as any: w =
+// Σ α_i y_i x_i, the largest KKT violation within eps and a duality gap
+// that certifies the optimum, all recomputed independently; at C = 1 the
+// dual objective is the pure dual CD's.
 func TestPrimalFirstCertified(t *testing.T) {
 	d := lowDim()
-	tune := DefaultTuning()
-	tune.PrimalFirstMinNNZ = 0
+	now := DefaultTuning()
+	now.PrimalFirstMinNNZ = 0
+	epoch := now
+	epoch.PrimalFirstEpoch = 1 // below this data's step
 	for _, s := range []Problem{SquaredHingeDual, LogisticDual} {
 		for _, c := range []float64{1, 1000} {
-			t.Run(fmt.Sprintf("s=%s/C=%g", s.Flag(), c), func(t *testing.T) {
-				const eps = 1e-3
-				p := Params{Problem: s, C: c, Eps: eps, Bias: 1, Weights: map[float64]float64{-1: 2}, Seed: 5, Tuning: &tune}
-				m, res, duals := mustTrain(t, d, p)
-				if !res.Converged || m.Partial || res.NewtonSteps == 0 || res.Epochs != 0 || res.Iterations != 0 {
-					t.Fatalf("not certified after Newton alone: %+v", res)
-				}
-				ind := checkDual(t, d, m, duals[0], res, s, eps)
-				if gap := (ind.primal + ind.dual) / math.Abs(ind.primal); gap < -1e-12 || gap > 1e-6 {
-					t.Errorf("relative duality gap %.3g (primal %.12g, dual %.12g)", gap, ind.primal, ind.dual)
-				}
-				if c == 1 {
-					p.NoFallback, p.Tuning = true, nil
-					_, ref, _ := mustTrain(t, d, p)
-					if !ref.Converged || math.Abs(ref.Primal-res.Primal) > 1e-6*ref.Primal {
-						t.Errorf("primal %.12g, pure dual CD's %.12g (%+v)", res.Primal, ref.Primal, ref)
+			for epochs, tune := range []*Tuning{&now, &epoch} {
+				t.Run(fmt.Sprintf("s=%s/C=%g/epochs=%d", s.Flag(), c, epochs), func(t *testing.T) {
+					const eps = 1e-3
+					p := Params{Problem: s, C: c, Eps: eps, Bias: 1, Weights: map[float64]float64{-1: 2}, Seed: 5, Tuning: tune}
+					m, res, duals := mustTrain(t, d, p)
+					if !res.Converged || m.Partial || res.NewtonSteps == 0 || res.Epochs != epochs {
+						t.Fatalf("not certified after %d epochs and Newton: %+v", epochs, res)
 					}
-				}
-				t.Logf("%d Newton steps, %d ops, violation %.2g", res.NewtonSteps, res.Operations, ind.violation)
-			})
+					ind := checkDual(t, d, m, duals[0], res, s, eps)
+					if gap := (ind.primal + ind.dual) / math.Abs(ind.primal); gap < -1e-12 || gap > 1e-6 {
+						t.Errorf("relative duality gap %.3g (primal %.12g, dual %.12g)", gap, ind.primal, ind.dual)
+					}
+					if c == 1 && epochs == 0 {
+						p.NoFallback, p.Tuning = true, nil
+						_, ref, _ := mustTrain(t, d, p)
+						if !ref.Converged || math.Abs(ref.Primal-res.Primal) > 1e-6*ref.Primal {
+							t.Errorf("primal %.12g, pure dual CD's %.12g (%+v)", res.Primal, ref.Primal, ref)
+						}
+					}
+					t.Logf("%d Newton steps, %d ops, violation %.2g", res.NewtonSteps, res.Operations, ind.violation)
+				})
+			}
 		}
 	}
 }

@@ -66,9 +66,10 @@ type Tuning struct {
 	// of -s 1 or 7 with d+1 ≤ NewtonDenseMax and at least
 	// PrimalFirstMinNNZ non-zeros whose dense Newton step costs at most
 	// PrimalFirstStep dual epochs, and whose mean C_i‖x_i‖² is at least
-	// PrimalFirstKappa, starts with Newton instead of dual CD.
-	PrimalFirstStep, PrimalFirstKappa float64
-	PrimalFirstMinNNZ                 int64
+	// PrimalFirstKappa, starts with Newton instead of dual CD; after one
+	// epoch of dual CD if the step costs at least PrimalFirstEpoch epochs.
+	PrimalFirstStep, PrimalFirstKappa, PrimalFirstEpoch float64
+	PrimalFirstMinNNZ                                   int64
 	// HessianParallelOps: a dense Hessian formation of fewer operations
 	// runs on one goroutine; larger ones split the rows of H among at
 	// most HessianMaxParts (the same bits at any split).
@@ -192,6 +193,7 @@ func DefaultTuning() Tuning {
 		NewtonMaxIter:     100,
 		PrimalFirstStep:   16,
 		PrimalFirstKappa:  0.5,
+		PrimalFirstEpoch:  10,
 		PrimalFirstMinNNZ: 1 << 16,
 
 		HessianParallelOps: 1 << 18,

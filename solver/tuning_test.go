@@ -33,6 +33,7 @@ func TestDefaultTuning(t *testing.T) {
 
 		"PrimalFirstStep":   16.0,
 		"PrimalFirstKappa":  0.5,
+		"PrimalFirstEpoch":  10.0,
 		"PrimalFirstMinNNZ": int64(1 << 16),
 
 		"HessianParallelOps": int64(1 << 18),

@@ -39,7 +39,8 @@ type Finisher struct {
 	// Steps are the Newton steps (Newton-CG iterations, interior-point
 	// iterations) of the current subproblem.
 	Steps int
-	tron  int // Newton-CG switches so far in this subproblem
+	tron  int   // Newton-CG switches so far in this subproblem
+	start start // how the subproblem starts (upfront.go)
 	trace func(format string, args ...any)
 }
 
@@ -54,6 +55,10 @@ func (f *Finisher) Reset() {
 	budget, _ := f.estimate()
 	if f.t.SwitchOps > 0 && budget != 0 {
 		budget = f.t.SwitchOps
+	}
+	f.start = f.upfront()
+	if f.start == epochFirst {
+		budget = 1 // the switch at the first epoch's end
 	}
 	f.rule.reset(budget)
 }

@@ -10,12 +10,13 @@ import (
 // visit the rows in random order, spends far more than the switch rule's
 // estimate before it gives up (a9a, w8a: 20 to 60 epochs, then Newton
 // anyway). So a subproblem whose dense Newton step costs at most
-// Tuning.PrimalFirstStep dual epochs starts with Newton from the dual's
-// starting point, unless its dual is well conditioned, mean C_i‖x_i‖²
-// below Tuning.PrimalFirstKappa (the dual's diagonal 1/(2C_i) dominates
-// its Q_ii = ‖x_i‖², and it converges in a few epochs). α is then set
-// from the margins and the dual's full KKT pass certifies it, as after
-// any switch; dual CD finishes if it fails. Below
+// Tuning.PrimalFirstStep dual epochs starts with Newton (from the dual's
+// starting point, or after one dual epoch: choose), unless its dual is
+// well conditioned, mean C_i‖x_i‖² below Tuning.PrimalFirstKappa (the
+// dual's diagonal 1/(2C_i) dominates its Q_ii = ‖x_i‖², and it converges
+// in a few epochs). α is then set from the margins and the dual's full
+// KKT pass certifies it, as after any switch; dual CD finishes if it
+// fails. Below
 // Tuning.PrimalFirstMinNNZ non-zeros the data is in cache, a whole run
 // takes milliseconds either way, and dual CD goes first.
 
@@ -28,34 +29,56 @@ type shape struct {
 	kappa float64 // mean of C_i‖x_i‖² (bias included)
 }
 
+// start is how a subproblem starts.
+type start uint8
+
+const (
+	dualFirst   start = iota // dual CD; the switch rule may hand over later
+	newtonFirst              // Newton from the dual's starting point
+	epochFirst               // one epoch of dual CD, then Newton
+)
+
 // upfront is the rule.
 type upfront struct{ t *solver.Tuning }
 
-// primalFirst reports whether a subproblem of shape s starts with Newton.
-func (u upfront) primalFirst(s shape) bool {
-	return s.dense && s.nnz >= u.t.PrimalFirstMinNNZ && s.epoch > 0 && s.kappa >= u.t.PrimalFirstKappa &&
-		float64(s.step) <= u.t.PrimalFirstStep*float64(s.epoch)
+// choose returns how a subproblem of shape s starts. Where a Newton step
+// costs at least Tuning.PrimalFirstEpoch dual epochs, one epoch of dual CD
+// goes first: it settles the many examples far from the margin, and
+// Newton then needs fewer of its steps over them (w8a, mushrooms).
+func (u upfront) choose(s shape) start {
+	if !s.dense || s.nnz < u.t.PrimalFirstMinNNZ || s.epoch <= 0 || s.kappa < u.t.PrimalFirstKappa ||
+		float64(s.step) > u.t.PrimalFirstStep*float64(s.epoch) {
+		return dualFirst
+	}
+	if float64(s.step) >= u.t.PrimalFirstEpoch*float64(s.epoch) {
+		return epochFirst
+	}
+	return newtonFirst
 }
 
-// PrimalFirst reports whether the current subproblem (after Reset) starts
-// with the primal Newton method rather than dual CD. Never for -s 3 or
-// with the fallback off.
-func (f *Finisher) PrimalFirst() bool {
+// upfront returns how the current subproblem (after the dual's Reset)
+// starts: never with Newton for -s 3 or with the fallback off.
+func (f *Finisher) upfront() start {
 	p := f.p
 	if !f.on || p.Loss == dual.L1SVM || p.N == 0 {
-		return false
+		return dualFirst
 	}
 	s := shape{dense: p.NF+1 <= f.t.NewtonDenseMax, nnz: p.NNZ(), epoch: p.NNZ() + f.t.DualStepOps*int64(p.N)}
 	if !s.dense {
-		return false
+		return dualFirst
 	}
 	s.step = f.newtonStep(f.outer())
 	for i := range p.N {
 		s.kappa += float64(p.Cost(i) * p.Qii(int32(i)))
 	}
 	s.kappa /= float64(p.N)
-	return upfront{f.t}.primalFirst(s)
+	return upfront{f.t}.choose(s)
 }
+
+// PrimalFirst reports whether the current subproblem (after Reset) starts
+// with the primal Newton method (Primal) rather than dual CD. (A start
+// with one epoch of dual CD is the switch rule's, due after that epoch.)
+func (f *Finisher) PrimalFirst() bool { return f.start == newtonFirst }
 
 // Primal runs the primal Newton method from the dual's starting point,
 // before any dual CD, and leaves the dual at α from the margins as

@@ -9,30 +9,33 @@ import (
 )
 
 // TestUpfrontRule: the up-front rule on shapes at its boundaries (the
-// defaults: a Newton step of at most 16 dual epochs, mean C‖x‖² at least
-// 0.5, 65536 non-zeros, dense Newton).
+// defaults: a Newton step of at most 16 dual epochs, one epoch of dual CD
+// first from 10, mean C‖x‖² at least 0.5, 65536 non-zeros, dense Newton).
 func TestUpfrontRule(t *testing.T) {
 	def := solver.DefaultTuning()
 	u := upfront{&def}
-	ok := shape{dense: true, nnz: 1 << 16, step: 1600, epoch: 100, kappa: 0.5}
-	if !u.primalFirst(ok) {
-		t.Fatalf("%+v: dual first", ok)
-	}
-	for name, s := range map[string]shape{
-		"newton-cg":        {dense: false, nnz: ok.nnz, step: ok.step, epoch: ok.epoch, kappa: ok.kappa},
-		"small data":       {dense: true, nnz: 1<<16 - 1, step: ok.step, epoch: ok.epoch, kappa: ok.kappa},
-		"costly step":      {dense: true, nnz: ok.nnz, step: 1601, epoch: ok.epoch, kappa: ok.kappa},
-		"well conditioned": {dense: true, nnz: ok.nnz, step: ok.step, epoch: ok.epoch, kappa: 0.4999},
-		"no epoch":         {dense: true, nnz: ok.nnz, step: 0, epoch: 0, kappa: ok.kappa},
+	ok := shape{dense: true, nnz: 1 << 16, step: 999, epoch: 100, kappa: 0.5}
+	for name, tc := range map[string]struct {
+		s    shape
+		want start
+	}{
+		"newton":           {ok, newtonFirst},
+		"epoch, newton":    {shape{dense: true, nnz: ok.nnz, step: 1000, epoch: ok.epoch, kappa: ok.kappa}, epochFirst},
+		"costliest step":   {shape{dense: true, nnz: ok.nnz, step: 1600, epoch: ok.epoch, kappa: ok.kappa}, epochFirst},
+		"newton-cg":        {shape{dense: false, nnz: ok.nnz, step: ok.step, epoch: ok.epoch, kappa: ok.kappa}, dualFirst},
+		"small data":       {shape{dense: true, nnz: 1<<16 - 1, step: ok.step, epoch: ok.epoch, kappa: ok.kappa}, dualFirst},
+		"costly step":      {shape{dense: true, nnz: ok.nnz, step: 1601, epoch: ok.epoch, kappa: ok.kappa}, dualFirst},
+		"well conditioned": {shape{dense: true, nnz: ok.nnz, step: ok.step, epoch: ok.epoch, kappa: 0.4999}, dualFirst},
+		"no epoch":         {shape{dense: true, nnz: ok.nnz, step: 0, epoch: 0, kappa: ok.kappa}, dualFirst},
 	} {
-		if u.primalFirst(s) {
-			t.Errorf("%s %+v: Newton first", name, s)
+		if got := u.choose(tc.s); got != tc.want {
+			t.Errorf("%s %+v: start %d, want %d", name, tc.s, got, tc.want)
 		}
 	}
 	off := def
 	off.PrimalFirstStep = 0
-	if (upfront{&off}).primalFirst(ok) {
-		t.Error("PrimalFirstStep 0: Newton first")
+	if got := (upfront{&off}).choose(ok); got != dualFirst {
+		t.Errorf("PrimalFirstStep 0: start %d", got)
 	}
 }
 
@@ -67,6 +70,20 @@ func TestPrimalFirst(t *testing.T) {
 		if got := x.f.PrimalFirst(); got != tc.want {
 			t.Errorf("%s: Newton first %v, want %v", tc.name, got, tc.want)
 		}
+		if tc.want && x.f.rule.budget == 1 {
+			t.Errorf("%s: Newton first, and a switch due after the first epoch", tc.name)
+		}
+	}
+	// A costlier step (PrimalFirstEpoch lowered below this data's): one
+	// epoch of dual CD first, the switch due at its end.
+	epoch := tune
+	epoch.PrimalFirstEpoch = 1
+	x := newFixture(t, low, dual.L2SVM, 100, 1e-3, -1, &epoch, true)
+	if x.f.PrimalFirst() || x.f.rule.budget != 1 {
+		t.Errorf("one epoch first: Newton first %v, budget %d", x.f.PrimalFirst(), x.f.rule.budget)
+	}
+	if x.run(solver.ACFShrink, 1000); !x.r.Handover() || x.r.Epochs() != 1 {
+		t.Errorf("one epoch first: switch %v after %d epochs", x.r.Handover(), x.r.Epochs())
 	}
 	def := solver.DefaultTuning()
 	if x := newFixture(t, low, dual.L2SVM, 100, 1e-3, -1, &def, true); x.f.PrimalFirst() {

@@ -107,7 +107,7 @@ const noise = 1e-12
 // on φ' within a bracket (bisection when a step leaves it), one pass over
 // the margins per iteration. Armijo's halving remains the fallback.
 func (p *Problem) lineSearch(ww, ws, ss, fval, gs float64, longer bool) (t, fNew float64, ok bool) {
-	tol := noise * math.Abs(fval)
+	tol := float64(noise * math.Abs(fval))
 	at := func(t float64) (f, d1, d2 float64) {
 		loss, l1, l2 := p.along(t)
 		f = float64(0.5*(ww+float64(2*t*ws)+float64(t*t*ss))) + loss
