@@ -125,7 +125,7 @@ type Tuning struct {
 	CSCertify float64
 	// CSGatherDiv: a step reads the decision values of its active
 	// classes one by one when they are at most K/CSGatherDiv of the K
-	// classes, else all K at once (kernel.DotK).
+	// classes (0: never), else all K at once (kernel.DotK).
 	CSGatherDiv int
 
 	// The LASSO.
@@ -187,7 +187,7 @@ func DefaultTuning() Tuning {
 		BinaryRows:     true,
 
 		CSCertify:   0.5,
-		CSGatherDiv: 4,
+		CSGatherDiv: 16,
 
 		LassoGapMaxWait: 8,
 	}

@@ -60,7 +60,7 @@ func TestDefaultTuning(t *testing.T) {
 		"BinaryRows":     true,
 
 		"CSCertify":   0.5,
-		"CSGatherDiv": 4,
+		"CSGatherDiv": 16,
 
 		"LassoGapMaxWait": 8,
 	}
