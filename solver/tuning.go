@@ -149,7 +149,7 @@ type Tuning struct {
 	CSCertify float64
 	// CSGatherDiv: a step reads the decision values of its active
 	// classes one by one when they are at most K/CSGatherDiv of the K
-	// classes, else all K at once (kernel.DotK).
+	// classes (0: never), else all K at once (kernel.DotK).
 	CSGatherDiv int
 	// The L1-regularised classifiers (-s 5, 6).
 
@@ -231,7 +231,7 @@ func DefaultTuning() Tuning {
 		BinaryRows:     true,
 
 		CSCertify:       0.5,
-		CSGatherDiv:     4,
+		CSGatherDiv:     16,
 		L1StepOps:       8,
 		SVCBranchInside: 0.25,
 

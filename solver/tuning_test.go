@@ -71,7 +71,7 @@ func TestDefaultTuning(t *testing.T) {
 		"BinaryRows":     true,
 
 		"CSCertify":       0.5,
-		"CSGatherDiv":     4,
+		"CSGatherDiv":     16,
 		"L1StepOps":       8,
 		"SVCBranchInside": 0.25,
 

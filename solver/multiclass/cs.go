@@ -80,7 +80,7 @@ type CS struct {
 	srt    []float64
 	nzc    []int32
 	nzd    []float64
-	gather int // the active classes up to which decision values are gathered class by class
+	gather int // the most active classes whose decision values are read class by class
 }
 
 // maxShrinkClasses is the most classes whose active sets fit perm's uint16.
@@ -116,7 +116,9 @@ func NewCS(d *dataio.Dataset, class []int32, ub []float64, bias, eps float64, sh
 	s.srt = make([]float64, K)
 	s.nzc = make([]int32, K)
 	s.nzd = make([]float64, K)
-	s.gather = K / max(t.CSGatherDiv, 1)
+	if t.CSGatherDiv > 0 {
+		s.gather = K / t.CSGatherDiv
+	}
 	return s
 }
 
@@ -145,8 +147,9 @@ func (s *CS) active(i int32, a int) []int32 {
 	return pos
 }
 
-// gradient sets s.g[m] = G of class pos[m] for example i. Most active
-// classes: all K decision values by DotK; few: only theirs.
+// gradient sets s.g[m] = G of class pos[m] for example i: all K decision
+// values by DotK, or with few active classes (Tuning.CSGatherDiv) only
+// theirs.
 func (s *CS) gradient(i int32, pos []int32) {
 	y := s.class[i]
 	g := s.g[:len(pos)]
