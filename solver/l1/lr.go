@@ -39,12 +39,12 @@ type LR struct {
 	eNew  []float64 // line search: e^−|z'_i| of the trial
 	lpNew []float64 // line search: log(1 + e^−z'_i)
 
-	grad, hdiag, wpd []float64 // per feature: g, diag(XᵀDX) + ν, the inner iterate u
-	ws               []int32   // the inner coordinates (features)
-	last             []float64 // per inner coordinate: its violation at its last step
-	innerTol         float64
-	scale            []float64 // GainScale of the working set
-	stepOps          int
+	w, grad, hdiag, wpd []float64 // per coordinate: w, g, diag(XᵀDX) + ν, the inner iterate u
+	ws                  []int32   // the inner coordinates
+	last                []float64 // per inner coordinate: its violation at its last step
+	innerTol            float64
+	scale               []float64 // GainScale of the working set
+	stepOps             int
 
 	checkAt   int64
 	pollWork  int64
@@ -70,8 +70,9 @@ const (
 func NewLR(dt *Data, unreg bool, t *solver.Tuning) *LR {
 	return &LR{sub: newSub(dt, unreg), row: make([]lrRow, dt.rows), lp: make([]float64, dt.rows),
 		eNew: make([]float64, dt.rows), lpNew: make([]float64, dt.rows),
-		grad: make([]float64, dt.nf), hdiag: make([]float64, dt.nf), wpd: make([]float64, dt.nf),
-		ws: make([]int32, 0, len(dt.cols)), last: make([]float64, len(dt.cols)), pollWork: t.PollWork,
+		w: make([]float64, len(dt.cols)), grad: make([]float64, len(dt.cols)), hdiag: make([]float64, len(dt.cols)),
+		wpd: make([]float64, len(dt.cols)),
+		ws:  make([]int32, 0, len(dt.cols)), last: make([]float64, len(dt.cols)), pollWork: t.PollWork,
 		scale: make([]float64, len(dt.cols)), stepOps: t.L1StepOps}
 }
 
@@ -79,6 +80,7 @@ func NewLR(dt *Data, unreg bool, t *solver.Tuning) *LR {
 // positive with cost cp and the others negative with cost cn, at w = 0.
 func (s *LR) Reset(label []float64, pos, cp, cn float64) {
 	s.reset(label, pos, cp, cn)
+	clear(s.w)
 	for i := range s.row {
 		s.row[i].z = 0
 		s.lp[i] = math.Ln2
@@ -109,12 +111,21 @@ func (s *LR) accept() {
 
 // Objective is F(w).
 func (s *LR) Objective() float64 {
-	var n compsum.Sum
+	var n, r compsum.Sum
 	for i, v := range s.lp {
 		n.Add(s.c(i) * v)
 	}
-	return n.Value() + s.l1()
+	for k, w := range s.w {
+		if int32(k) != s.free {
+			r.Add(math.Abs(w))
+		}
+	}
+	return n.Value() + r.Value()
 }
+
+// W returns the weights per feature (the bias last), valid until the next
+// call.
+func (s *LR) W() []float64 { return s.features(func(k int) float64 { return s.w[k] }) }
 
 // poll reports cancellation, checking done about every Tuning.PollWork
 // non-zeros.
@@ -141,8 +152,8 @@ func (s *LR) poll() bool {
 func (s *LR) outer(gmax float64) (sum, vmax float64) {
 	var n compsum.Sum
 	s.ws = s.ws[:0]
-	for _, j := range s.cols {
-		idx, val := s.column(j)
+	for j := range s.w {
+		idx, val := s.column(int32(j))
 		var g, h float64
 		for k, i := range idx {
 			x := val[k]
@@ -153,7 +164,7 @@ func (s *LR) outer(gmax float64) (sum, vmax float64) {
 		s.Ops += int64(len(idx))
 		g = -g
 		s.grad[j], s.hdiag[j] = g, h+nu
-		free := s.isBias(j)
+		free := int32(j) == s.free
 		w := s.w[j]
 		if !free && w == 0 && shrinkable(g, gmax, s.rows) {
 			continue
@@ -162,7 +173,7 @@ func (s *LR) outer(gmax float64) (sum, vmax float64) {
 		n.Add(v)
 		vmax = max(vmax, v)
 		s.last[len(s.ws)] = v
-		s.ws = append(s.ws, j)
+		s.ws = append(s.ws, int32(j))
 		if s.poll() {
 			break
 		}
@@ -267,7 +278,7 @@ func (s *LR) lineSearch() bool {
 	for _, j := range s.ws {
 		w, u := s.w[j], s.wpd[j]
 		delta += float64(s.grad[j] * (u - w))
-		if !s.isBias(j) {
+		if !(j == s.free) {
 			delta += math.Abs(u) - math.Abs(w)
 		}
 	}
@@ -275,7 +286,7 @@ func (s *LR) lineSearch() bool {
 	for range maxLineSearch {
 		var dreg float64
 		for _, j := range s.ws {
-			if w := s.w[j]; !s.isBias(j) {
+			if w := s.w[j]; !(j == s.free) {
 				dreg += math.Abs(w+float64(t*(s.wpd[j]-w))) - math.Abs(w)
 			}
 		}
@@ -333,7 +344,7 @@ func (in *inner) qgrad(j int32) float64 {
 func (in *inner) Step(k, _ int32, th solver.Thresholds) (viol, gain float64, shrink bool) {
 	j := in.ws[k]
 	g := in.qgrad(j)
-	free := in.isBias(j)
+	free := (j == in.free)
 	u := in.wpd[j]
 	if !free && u == 0 && shrinkable(g, th.Max, in.rows) {
 		in.last[k] = 0
