@@ -59,8 +59,9 @@ func TestDefaultTuning(t *testing.T) {
 		"IPMPartsMem":    32 << 20,
 		"BinaryRows":     true,
 
-		"L1StepOps":       8,
-		"SVCBranchInside": 0.25,
+		"L1StepOps":        8,
+		"SVCBranchInside":  0.25,
+		"L1InnerMaxEpochs": 20,
 
 		"LassoGapMaxWait": 8,
 	}

@@ -27,7 +27,13 @@ import (
 // (Armijo, σ = 0.01) gives the next w. The working set leaves out weights
 // at 0 whose gradient is deep inside [−1, 1] (liblinear's outer
 // shrinking); the inner tolerance, a fraction of ‖∇^S F(0)‖₁, starts at 1
-// and shrinks by 4 whenever the inner problem is solved in one epoch.
+// and shrinks by 4 whenever the inner problem is solved in one epoch. An
+// inner problem gets at most Tuning.L1InnerMaxEpochs epochs (liblinear:
+// 1000 sweeps): where the Hessian is nearly singular along a feature, the
+// model's minimiser lies far out, which the line search cuts back anyway,
+// and coordinate descent walks there in steps clipped to ±10 (news20, one
+// class against the rest, C = 10: liblinear's 9th inner problem runs its
+// 1000 sweeps).
 //
 // Each inner step minimises q exactly along one coordinate (a soft
 // threshold, clipped to ±10 as liblinear's) and its gain is the exact
@@ -44,6 +50,7 @@ type LR struct {
 	last                []float64 // per inner coordinate: its violation at its last step
 	innerTol            float64
 	scale               []float64 // GainScale of the working set
+	innerMax            int       // Tuning.L1InnerMaxEpochs
 	stepOps             int
 
 	checkAt   int64
@@ -73,7 +80,7 @@ func NewLR(dt *Data, unreg bool, t *solver.Tuning) *LR {
 		w: make([]float64, len(dt.cols)), grad: make([]float64, len(dt.cols)), hdiag: make([]float64, len(dt.cols)),
 		wpd: make([]float64, len(dt.cols)),
 		ws:  make([]int32, 0, len(dt.cols)), last: make([]float64, len(dt.cols)), pollWork: t.PollWork,
-		scale: make([]float64, len(dt.cols)), stepOps: t.L1StepOps}
+		scale: make([]float64, len(dt.cols)), stepOps: t.L1StepOps, innerMax: t.L1InnerMaxEpochs}
 }
 
 // Reset starts the subproblem in which the examples labelled pos are
@@ -243,7 +250,7 @@ func (s *LR) Train(cfg solver.Config, eps float64, seed uint64, progress func(ep
 		copy(s.wpd, s.w)
 		s.innerTol = innerEps * s.init
 		cfg.Seed = mix.Seed(seed, uint64(res.Newton))
-		cfg.MaxEpochs = max(maxEpochs-res.Epochs, 1)
+		cfg.MaxEpochs = max(min(maxEpochs-res.Epochs, s.innerMax), 1)
 		cfg.Eps = s.innerTol
 		s.gainScale(s.scale, s.ws, s.stepOps)
 		in := &inner{s}
