@@ -17,11 +17,17 @@
 //
 // is the violation of feature j. liblinear stops when the sum of these
 // (‖∇^S F(w)‖₁) is at most eps·max(min(pos, neg), 1)/ℓ times its value at
-// w = 0, for ℓ examples of which pos are positive and neg negative; this
-// package certifies that rule by a full pass at the returned w (Tol).
+// w = 0, for ℓ examples of which pos are positive and neg negative (-s 5
+// takes that value from its first sweep, as liblinear); both problems
+// here measure the sum exactly at the w they return: SVC by its full
+// pass, LR at every outer iteration.
 //
 // Both problems keep each subproblem's values signed, v_ij = y_i·x_ij, so
-// that the margins y_i wᵀx_i are sums over the columns of v.
+// that the margins y_i wᵀx_i are sums over the columns of v. Their steps
+// report the exact decrease of their objective (F, or for LR's inner
+// problem its quadratic model) as gains, and ACF adapts to each gain per
+// non-zero read (solver.StepCoster), since a step's cost is its column's
+// length.
 package l1
 
 import (
