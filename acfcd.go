@@ -178,7 +178,8 @@ type Selection = solver.Selection
 // The selections. Which a problem takes: -s 1 and 3 all but Cyclic; -s 7
 // the same, where Shrink runs as Uniform and ACFShrink as ACF (its α is
 // never at a bound, so liblinear never shrinks it); the LASSO ACF, Uniform
-// and Cyclic; the Weston–Watkins SVM ACF and Uniform.
+// and Cyclic; -s 5 and 6 all five (their Shrink is liblinear's shrinking of
+// weights at 0); the Weston–Watkins SVM ACF and Uniform.
 const (
 	AutoSelection = solver.Auto
 	ACFShrink     = solver.ACFShrink // ACF over liblinear's shrinking active set
@@ -253,6 +254,8 @@ type Params struct {
 	// for the LASSO DefaultLassoMaxEpochs). For Uniform, Shrink and
 	// Cyclic an epoch is one sweep over the (active) coordinates,
 	// liblinear's #iter; for the ACF selections it is n coordinate steps.
+	// For -s 6 it caps the epochs of the inner coordinate descent summed
+	// over newGLMNET's outer iterations (at most 100, liblinear's).
 	MaxEpochs int
 	// ACF configures the adaptation of coordinate frequencies; the zero
 	// value is the paper's defaults.
@@ -339,6 +342,9 @@ type Result struct {
 	// skips that pass to stop at once: Violation is then the largest seen
 	// in the last sweep, and Gap is NaN, and so is Primal but for the
 	// LASSO (whose objective is its primal, computed without the pass).
+	// For -s 5 and 6 it is liblinear's stopping quantity, ‖∇^S F(w)‖₁
+	// divided by ‖∇^S F(0)‖₁·max(min(pos, neg), 1)/ℓ, at most Eps when
+	// converged (NaN when cancelled).
 	Violation float64
 	NNZW      int // non-zero weights in the model (bias included)
 	// SupportVectors counts the examples with α_i ≠ 0 (the dual solvers;
@@ -346,7 +352,8 @@ type Result struct {
 	SupportVectors int
 	// NewtonSteps are the steps of the finishers (primal Newton steps,
 	// Newton-CG iterations, for -s 3 interior-point iterations); 0 when
-	// coordinate descent alone converged.
+	// coordinate descent alone converged. For -s 6, newGLMNET's outer
+	// iterations.
 	NewtonSteps int
 	Converged   bool
 	HitEpochCap bool

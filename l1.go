@@ -2,7 +2,6 @@ package acfcd
 
 import (
 	"context"
-	"errors"
 	"math"
 	"runtime"
 	"sync"
@@ -26,9 +25,6 @@ const DefaultL1Eps = 0.01
 // parallel, each from w = 0.
 func trainL1(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Model, *Result, error) {
 	start := time.Now()
-	if p.UnregularizedBias && !(p.Bias > 0) {
-		return nil, nil, errors.New("-R (an unregularised bias) needs a bias feature: give -B 1 (Params.Bias > 0)")
-	}
 	eps := p.Eps
 	if eps == 0 {
 		eps = DefaultL1Eps
@@ -46,9 +42,11 @@ func trainL1(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mode
 		nsub = 1
 	}
 	workers := min(runtime.GOMAXPROCS(0), nsub)
-	// Per feature: the model's weights, the column pointer and per worker
-	// w, the last violations and (-s 6) g, the Hessian's diagonal and u.
-	if err := checkDense(d, uint64(8*nsub+8+workers*44), "training", len(labels)); err != nil {
+	// Per feature: the model's weights, the column pointers and starts,
+	// the feature of each coordinate, and per worker up to six float64s
+	// (-s 6: w, g, the Hessian's diagonal, u, the last violation and the
+	// gain scale; -s 5 fewer).
+	if err := checkDense(d, uint64(8*nsub+20+workers*48), "training", len(labels)); err != nil {
 		return nil, nil, err
 	}
 	res := &Result{Solver: p.Problem.String(), Select: p.Select.String(), C: p.C, Eps: eps, SupportVectors: -1}

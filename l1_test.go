@@ -393,7 +393,7 @@ func TestL1BadInput(t *testing.T) {
 			p    Params
 			want string
 		}{
-			{Params{Problem: s, UnregularizedBias: true}, "-R (an unregularised bias) needs a bias feature"},
+			{Params{Problem: s, UnregularizedBias: true}, "to not regularize the bias, specify a bias with -B"},
 			{Params{Problem: s, C: -1}, "C must be a positive finite number"},
 			{Params{Problem: s, Eps: math.NaN()}, "eps must be >= 0"},
 			{Params{Problem: s, Weights: map[float64]float64{1: -2}}, "weight -2 of class 1"},

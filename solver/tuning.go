@@ -161,6 +161,9 @@ type Tuning struct {
 	// of b_i = 1 − y_i wᵀx_i when at most this fraction of the examples is
 	// inside the margin (b_i > 0), and use masks otherwise.
 	SVCBranchInside float64
+	// L1InnerMaxEpochs caps the epochs of -s 6's inner coordinate descent
+	// in one outer iteration of newGLMNET.
+	L1InnerMaxEpochs int
 
 	// The LASSO.
 
@@ -230,10 +233,11 @@ func DefaultTuning() Tuning {
 		IPMPartsMem:    32 << 20,
 		BinaryRows:     true,
 
-		CSCertify:       0.5,
-		CSGatherDiv:     16,
-		L1StepOps:       8,
-		SVCBranchInside: 0.25,
+		CSCertify:        0.5,
+		CSGatherDiv:      16,
+		L1StepOps:        8,
+		SVCBranchInside:  0.25,
+		L1InnerMaxEpochs: 20,
 
 		LassoGapMaxWait: 8,
 	}

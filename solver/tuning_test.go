@@ -70,10 +70,11 @@ func TestDefaultTuning(t *testing.T) {
 		"IPMPartsMem":    32 << 20,
 		"BinaryRows":     true,
 
-		"CSCertify":       0.5,
-		"CSGatherDiv":     16,
-		"L1StepOps":       8,
-		"SVCBranchInside": 0.25,
+		"CSCertify":        0.5,
+		"CSGatherDiv":      16,
+		"L1StepOps":        8,
+		"SVCBranchInside":  0.25,
+		"L1InnerMaxEpochs": 20,
 
 		"LassoGapMaxWait": 8,
 	}

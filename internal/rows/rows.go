@@ -88,3 +88,6 @@ func PrefetchSpan(idx []int32, val []float64) {
 		prefetchRow(unsafe.Pointer(&idx[0]), uintptr(n)*4, unsafe.Pointer(&val[0]), uintptr(n)*8)
 	}
 }
+
+// PrefetchBytes asks for the n bytes at p ahead of use.
+func PrefetchBytes(p unsafe.Pointer, n uintptr) { prefetchRow(p, n, p, 0) }

@@ -17,11 +17,17 @@
 //
 // is the violation of feature j. liblinear stops when the sum of these
 // (‖∇^S F(w)‖₁) is at most eps·max(min(pos, neg), 1)/ℓ times its value at
-// w = 0, for ℓ examples of which pos are positive and neg negative; this
-// package certifies that rule by a full pass at the returned w (Tol).
+// w = 0, for ℓ examples of which pos are positive and neg negative (-s 5
+// takes that value from its first sweep, as liblinear); both problems
+// here measure the sum exactly at the w they return: SVC by its full
+// pass, LR at every outer iteration.
 //
 // Both problems keep each subproblem's values signed, v_ij = y_i·x_ij, so
-// that the margins y_i wᵀx_i are sums over the columns of v.
+// that the margins y_i wᵀx_i are sums over the columns of v. Their steps
+// report the exact decrease of their objective (F, or for LR's inner
+// problem its quadratic model) as gains, and ACF adapts to each gain per
+// non-zero read (solver.StepCoster), since a step's cost is its column's
+// length.
 package l1
 
 import (
@@ -31,35 +37,49 @@ import (
 )
 
 // Data is the column-wise data of a classification problem, shared
-// read-only by its subproblems: the CSC view of the features and, with a
-// bias B > 0, an extra last feature of value B in every row.
+// read-only by its subproblems. Its coordinates are the features with a
+// stored entry, in order, and with a bias B > 0 last an extra feature of
+// value B in every row; coordinate k's entries are [starts[k],
+// starts[k+1]) of rowIdx and val.
 type Data struct {
-	csc      *dataio.CSC
 	rows, nf int     // examples; features, the bias feature included
-	bias     float64 // > 0: feature nf−1 is the bias
-	nnz      int64   // stored entries, the bias column included
-	cols     []int32 // the coordinates: features with a stored entry
+	bias     float64 // > 0: the bias value
+	cols     []int32 // coordinate → feature
+	starts   []int64 // len(cols)+1
+	rowIdx   []int32
+	val      []float64
 }
 
 // NewData builds the column view of d with a bias feature of value bias
-// if bias > 0. The caller has checked the data.
+// if bias > 0 (the CSC view's arrays, copied only to append the bias
+// column). The caller has checked the data.
 func NewData(d *dataio.Dataset, bias float64) *Data {
 	c := d.CSC()
-	dt := &Data{csc: c, rows: d.Rows, nf: d.Features, nnz: c.ColPtr[d.Features]}
+	dt := &Data{rows: d.Rows, nf: d.Features, rowIdx: c.RowIndex, val: c.Value}
+	m := c.ColPtr[d.Features]
 	if bias > 0 {
 		dt.bias = bias
 		dt.nf++
-		dt.nnz += int64(d.Rows)
+		dt.rowIdx = make([]int32, m+int64(d.Rows))
+		dt.val = make([]float64, m+int64(d.Rows))
+		copy(dt.rowIdx, c.RowIndex)
+		copy(dt.val, c.Value)
+		for i := range d.Rows {
+			dt.rowIdx[m+int64(i)] = int32(i)
+			dt.val[m+int64(i)] = bias
+		}
 	}
-	dt.cols = make([]int32, 0, dt.nf)
 	for j := 0; j < d.Features; j++ {
 		if c.ColPtr[j+1] > c.ColPtr[j] {
 			dt.cols = append(dt.cols, int32(j))
+			dt.starts = append(dt.starts, c.ColPtr[j])
 		}
 	}
 	if bias > 0 && d.Rows > 0 {
 		dt.cols = append(dt.cols, int32(d.Features))
+		dt.starts = append(dt.starts, m)
 	}
+	dt.starts = append(dt.starts, int64(len(dt.rowIdx)))
 	return dt
 }
 
@@ -70,47 +90,47 @@ func (dt *Data) Rows() int { return dt.rows }
 func (dt *Data) Features() int { return dt.nf }
 
 // Work is the non-zeros of a sweep (solver.Config.Work).
-func (dt *Data) Work() int64 { return 2 * dt.nnz }
+func (dt *Data) Work() int64 { return 2 * int64(len(dt.rowIdx)) }
 
-// gainScale fills scale[k] with the mean cost of a step over coordinates
-// cols divided by the cost of a step on cols[k], a step costing its
-// column's non-zeros plus extra (solver.StepCoster).
-func (dt *Data) gainScale(scale []float64, cols []int32, extra int) []float64 {
-	scale = scale[:len(cols)]
+// colLen is the number of stored entries of coordinate k.
+func (dt *Data) colLen(k int) int { return int(dt.starts[k+1] - dt.starts[k]) }
+
+// gainScale fills scale[q] with the mean cost of a step over coordinates
+// ks (all of them if nil) divided by the cost of a step on the q-th, a
+// step costing its column's non-zeros plus extra (solver.StepCoster).
+func (dt *Data) gainScale(scale []float64, ks []int32, extra int) []float64 {
+	n := len(dt.cols)
+	if ks != nil {
+		n = len(ks)
+	}
+	scale = scale[:n]
 	var total float64
-	for k, j := range cols {
-		c := float64(dt.colLen(j) + extra)
-		scale[k] = c
+	for q := range scale {
+		k := q
+		if ks != nil {
+			k = int(ks[q])
+		}
+		c := float64(dt.colLen(k) + extra)
+		scale[q] = c
 		total += c
 	}
-	mean := total / float64(max(len(cols), 1))
-	for k, c := range scale {
-		scale[k] = mean / c
+	mean := total / float64(max(n, 1))
+	for q, c := range scale {
+		scale[q] = mean / c
 	}
 	return scale
 }
 
-// colLen is the number of stored entries of feature j.
-func (dt *Data) colLen(j int32) int {
-	c := dt.csc
-	if int(j) == c.Features {
-		return dt.rows
-	}
-	return int(c.ColPtr[j+1] - c.ColPtr[j])
-}
-
-// sub is the state every subproblem shares: its signed values, costs and
-// weights.
+// sub is the state every subproblem shares: its signed values and costs.
 type sub struct {
 	*Data
-	v      []float64 // y_i·x_ij in CSC order, then the bias column y_i·B
-	ri     []int32   // the bias column's rows 0..ℓ−1
+	v      []float64 // y_i·x_ij, as val
 	cp, cn float64   // costs of the positive and negative examples
 	cost   []float64 // C_i per example, nil when cp = cn
 	neg    []bool    // y_i = −1
 	pos    int       // positive examples
-	w      []float64 // per feature, the bias last
-	unreg  bool      // the bias is not regularised
+	free   int32     // the coordinate of the unregularised bias, or −1
+	wf     []float64 // the weights per feature, for W
 
 	init, tol float64 // ‖∇^S F(0)‖₁ and the tolerance on ‖∇^S F(w)‖₁
 
@@ -118,19 +138,15 @@ type sub struct {
 }
 
 func newSub(dt *Data, unreg bool) sub {
-	s := sub{Data: dt, v: make([]float64, dt.nnz), w: make([]float64, dt.nf), neg: make([]bool, dt.rows)}
-	s.unreg = unreg && dt.bias > 0
-	if dt.bias > 0 {
-		s.ri = make([]int32, dt.rows)
-		for i := range s.ri {
-			s.ri[i] = int32(i)
-		}
+	s := sub{Data: dt, v: make([]float64, len(dt.val)), neg: make([]bool, dt.rows), free: -1, wf: make([]float64, dt.nf)}
+	if unreg && dt.bias > 0 && len(dt.cols) > 0 {
+		s.free = int32(len(dt.cols) - 1)
 	}
 	return s
 }
 
 // reset sets the subproblem: example i is positive when label[i] == pos,
-// with cost cp, else negative with cost cn; w = 0.
+// with cost cp, else negative with cost cn.
 func (s *sub) reset(label []float64, pos, cp, cn float64) {
 	s.cp, s.cn = cp, cn
 	s.pos = 0
@@ -153,24 +169,13 @@ func (s *sub) reset(label []float64, pos, cp, cn float64) {
 	} else {
 		s.cost = nil
 	}
-	c := s.csc
-	m := c.ColPtr[c.Features]
-	for k, i := range c.RowIndex[:m] {
-		x := c.Value[k]
+	for e, i := range s.rowIdx {
+		x := s.val[e]
 		if s.neg[i] {
 			x = -x
 		}
-		s.v[k] = x
+		s.v[e] = x
 	}
-	if s.bias > 0 {
-		for i, n := range s.neg {
-			s.v[m+int64(i)] = s.bias
-			if n {
-				s.v[m+int64(i)] = -s.bias
-			}
-		}
-	}
-	clear(s.w)
 }
 
 // c returns C_i.
@@ -181,19 +186,16 @@ func (s *sub) c(i int) float64 {
 	return s.cp
 }
 
-// column returns the rows and signed values of feature j.
-func (s *sub) column(j int32) ([]int32, []float64) {
-	c := s.csc
-	if int(j) == c.Features {
-		m := c.ColPtr[c.Features]
-		return s.ri, s.v[m : m+int64(s.rows)]
-	}
-	a, b := c.ColPtr[j], c.ColPtr[j+1]
-	return c.RowIndex[a:b:b], s.v[a:b:b]
+// column returns the rows and signed values of coordinate k.
+func (s *sub) column(k int32) ([]int32, []float64) {
+	a, b := s.starts[k], s.starts[k+1]
+	return s.rowIdx[a:b:b], s.v[a:b:b]
 }
 
-// isBias reports whether feature j is the unregularised bias.
-func (s *sub) isBias(j int32) bool { return s.unreg && int(j) == s.nf-1 }
+// span returns the rows and signed values of the entries [a, b).
+func (s *sub) span(a, b int64) ([]int32, []float64) {
+	return s.rowIdx[a:b:b], s.v[a:b:b]
+}
 
 // TolScale is liblinear's factor of the stopping rule, max(min(pos, neg),
 // 1)/ℓ: eps times it times ‖∇^S F(0)‖₁ is the tolerance on ‖∇^S F(w)‖₁.
@@ -214,19 +216,14 @@ func (s *sub) Relative(v float64) float64 {
 // Init is ‖∇^S F(0)‖₁.
 func (s *sub) Init() float64 { return s.init }
 
-// W returns the weights (features, then the bias); the caller must not
-// keep it across a reset.
-func (s *sub) W() []float64 { return s.w }
-
-// l1 returns the regularised ‖w‖₁ (the unregularised bias left out).
-func (s *sub) l1() float64 {
-	n := 0.0
-	for j, x := range s.w {
-		if !s.isBias(int32(j)) {
-			n += math.Abs(x)
-		}
+// features returns the weights w of the coordinates per feature (the
+// bias last); the slice is reused by the next call.
+func (s *sub) features(w func(k int) float64) []float64 {
+	clear(s.wf)
+	for k, j := range s.cols {
+		s.wf[j] = w(k)
 	}
-	return n
+	return s.wf
 }
 
 // violation is the minimum-norm subgradient's |component| of a weight w

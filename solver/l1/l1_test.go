@@ -41,13 +41,14 @@ func TestPosBits(t *testing.T) {
 // svcObjective recomputes F(w) of an SVC from its data and w.
 func svcObjective(d *dataio.Dataset, s *SVC, unreg bool, bias float64) float64 {
 	var f float64
+	w := s.W()
 	for i := range d.Rows {
 		var z float64
 		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
-			z += s.w[d.Index[k]] * d.Value[k]
+			z += w[d.Index[k]] * d.Value[k]
 		}
 		if bias > 0 {
-			z += s.w[d.Features] * bias
+			z += w[d.Features] * bias
 		}
 		if t := 1 - d.Label[i]*z; t > 0 {
 			c := s.cn
@@ -57,9 +58,9 @@ func svcObjective(d *dataio.Dataset, s *SVC, unreg bool, bias float64) float64 {
 			f += c * t * t
 		}
 	}
-	for j, w := range s.w {
+	for j, wj := range w {
 		if !(unreg && j == d.Features) {
-			f += math.Abs(w)
+			f += math.Abs(wj)
 		}
 	}
 	return f
@@ -82,10 +83,11 @@ func TestSVCGains(t *testing.T) {
 			for step := range 200 {
 				k := int32(r.IntN(s.Len()))
 				j := s.cols[k]
-				g1, h1 := s.grad(j)
+				idx, val := s.column(k)
+				g1, h1 := s.grad(idx, val)
 				s.fewInside = !s.fewInside
-				g2, h2 := s.grad(j)
-				if math.Abs(g1-g2) > 1e-12*(1+math.Abs(g1)) || math.Abs(h1-h2) > 1e-12*(1+h1) || s.slope(j) != g2 || s.curvature(j) != h2 {
+				g2, h2 := s.grad(idx, val)
+				if math.Abs(g1-g2) > 1e-12*(1+math.Abs(g1)) || math.Abs(h1-h2) > 1e-12*(1+h1) || s.slope(idx, val) != g2 || s.curvature(idx, val) != h2 {
 					t.Fatalf("step %d: grad %g %g and %g %g in the two forms", step, g1, h1, g2, h2)
 				}
 				_, gain, _ := s.Step(k, -1, solver.Thresholds{Max: math.Inf(1), Min: math.Inf(-1)})
@@ -115,7 +117,7 @@ func TestInnerGains(t *testing.T) {
 		for _, j := range s.ws {
 			dj := s.wpd[j] - s.w[j]
 			v += float64(s.grad[j]*dj) + float64(0.5*nu*dj*dj)
-			if !s.isBias(j) {
+			if j != s.free {
 				v += math.Abs(s.wpd[j])
 			}
 		}

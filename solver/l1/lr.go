@@ -27,7 +27,13 @@ import (
 // (Armijo, σ = 0.01) gives the next w. The working set leaves out weights
 // at 0 whose gradient is deep inside [−1, 1] (liblinear's outer
 // shrinking); the inner tolerance, a fraction of ‖∇^S F(0)‖₁, starts at 1
-// and shrinks by 4 whenever the inner problem is solved in one epoch.
+// and shrinks by 4 whenever the inner problem is solved in one epoch. An
+// inner problem gets at most Tuning.L1InnerMaxEpochs epochs (liblinear:
+// 1000 sweeps): where the Hessian is nearly singular along a feature, the
+// model's minimiser lies far out, which the line search cuts back anyway,
+// and coordinate descent walks there in steps clipped to ±10 (news20, one
+// class against the rest, C = 10: liblinear's 9th inner problem runs its
+// 1000 sweeps).
 //
 // Each inner step minimises q exactly along one coordinate (a soft
 // threshold, clipped to ±10 as liblinear's) and its gain is the exact
@@ -39,12 +45,13 @@ type LR struct {
 	eNew  []float64 // line search: e^−|z'_i| of the trial
 	lpNew []float64 // line search: log(1 + e^−z'_i)
 
-	grad, hdiag, wpd []float64 // per feature: g, diag(XᵀDX) + ν, the inner iterate u
-	ws               []int32   // the inner coordinates (features)
-	last             []float64 // per inner coordinate: its violation at its last step
-	innerTol         float64
-	scale            []float64 // GainScale of the working set
-	stepOps          int
+	w, grad, hdiag, wpd []float64 // per coordinate: w, g, diag(XᵀDX) + ν, the inner iterate u
+	ws                  []int32   // the inner coordinates
+	last                []float64 // per inner coordinate: its violation at its last step
+	innerTol            float64
+	scale               []float64 // GainScale of the working set
+	innerMax            int       // Tuning.L1InnerMaxEpochs
+	stepOps             int
 
 	checkAt   int64
 	pollWork  int64
@@ -70,15 +77,17 @@ const (
 func NewLR(dt *Data, unreg bool, t *solver.Tuning) *LR {
 	return &LR{sub: newSub(dt, unreg), row: make([]lrRow, dt.rows), lp: make([]float64, dt.rows),
 		eNew: make([]float64, dt.rows), lpNew: make([]float64, dt.rows),
-		grad: make([]float64, dt.nf), hdiag: make([]float64, dt.nf), wpd: make([]float64, dt.nf),
-		ws: make([]int32, 0, len(dt.cols)), last: make([]float64, len(dt.cols)), pollWork: t.PollWork,
-		scale: make([]float64, len(dt.cols)), stepOps: t.L1StepOps}
+		w: make([]float64, len(dt.cols)), grad: make([]float64, len(dt.cols)), hdiag: make([]float64, len(dt.cols)),
+		wpd: make([]float64, len(dt.cols)),
+		ws:  make([]int32, 0, len(dt.cols)), last: make([]float64, len(dt.cols)), pollWork: t.PollWork,
+		scale: make([]float64, len(dt.cols)), stepOps: t.L1StepOps, innerMax: t.L1InnerMaxEpochs}
 }
 
 // Reset starts the subproblem in which the examples labelled pos are
 // positive with cost cp and the others negative with cost cn, at w = 0.
 func (s *LR) Reset(label []float64, pos, cp, cn float64) {
 	s.reset(label, pos, cp, cn)
+	clear(s.w)
 	for i := range s.row {
 		s.row[i].z = 0
 		s.lp[i] = math.Ln2
@@ -109,12 +118,21 @@ func (s *LR) accept() {
 
 // Objective is F(w).
 func (s *LR) Objective() float64 {
-	var n compsum.Sum
+	var n, r compsum.Sum
 	for i, v := range s.lp {
 		n.Add(s.c(i) * v)
 	}
-	return n.Value() + s.l1()
+	for k, w := range s.w {
+		if int32(k) != s.free {
+			r.Add(math.Abs(w))
+		}
+	}
+	return n.Value() + r.Value()
 }
+
+// W returns the weights per feature (the bias last), valid until the next
+// call.
+func (s *LR) W() []float64 { return s.features(func(k int) float64 { return s.w[k] }) }
 
 // poll reports cancellation, checking done about every Tuning.PollWork
 // non-zeros.
@@ -141,8 +159,8 @@ func (s *LR) poll() bool {
 func (s *LR) outer(gmax float64) (sum, vmax float64) {
 	var n compsum.Sum
 	s.ws = s.ws[:0]
-	for _, j := range s.cols {
-		idx, val := s.column(j)
+	for j := range s.w {
+		idx, val := s.column(int32(j))
 		var g, h float64
 		for k, i := range idx {
 			x := val[k]
@@ -153,7 +171,7 @@ func (s *LR) outer(gmax float64) (sum, vmax float64) {
 		s.Ops += int64(len(idx))
 		g = -g
 		s.grad[j], s.hdiag[j] = g, h+nu
-		free := s.isBias(j)
+		free := int32(j) == s.free
 		w := s.w[j]
 		if !free && w == 0 && shrinkable(g, gmax, s.rows) {
 			continue
@@ -162,7 +180,7 @@ func (s *LR) outer(gmax float64) (sum, vmax float64) {
 		n.Add(v)
 		vmax = max(vmax, v)
 		s.last[len(s.ws)] = v
-		s.ws = append(s.ws, j)
+		s.ws = append(s.ws, int32(j))
 		if s.poll() {
 			break
 		}
@@ -232,7 +250,7 @@ func (s *LR) Train(cfg solver.Config, eps float64, seed uint64, progress func(ep
 		copy(s.wpd, s.w)
 		s.innerTol = innerEps * s.init
 		cfg.Seed = mix.Seed(seed, uint64(res.Newton))
-		cfg.MaxEpochs = max(maxEpochs-res.Epochs, 1)
+		cfg.MaxEpochs = max(min(maxEpochs-res.Epochs, s.innerMax), 1)
 		cfg.Eps = s.innerTol
 		s.gainScale(s.scale, s.ws, s.stepOps)
 		in := &inner{s}
@@ -267,7 +285,7 @@ func (s *LR) lineSearch() bool {
 	for _, j := range s.ws {
 		w, u := s.w[j], s.wpd[j]
 		delta += float64(s.grad[j] * (u - w))
-		if !s.isBias(j) {
+		if !(j == s.free) {
 			delta += math.Abs(u) - math.Abs(w)
 		}
 	}
@@ -275,7 +293,7 @@ func (s *LR) lineSearch() bool {
 	for range maxLineSearch {
 		var dreg float64
 		for _, j := range s.ws {
-			if w := s.w[j]; !s.isBias(j) {
+			if w := s.w[j]; !(j == s.free) {
 				dreg += math.Abs(w+float64(t*(s.wpd[j]-w))) - math.Abs(w)
 			}
 		}
@@ -333,7 +351,7 @@ func (in *inner) qgrad(j int32) float64 {
 func (in *inner) Step(k, _ int32, th solver.Thresholds) (viol, gain float64, shrink bool) {
 	j := in.ws[k]
 	g := in.qgrad(j)
-	free := in.isBias(j)
+	free := (j == in.free)
 	u := in.wpd[j]
 	if !free && u == 0 && shrinkable(g, th.Max, in.rows) {
 		in.last[k] = 0

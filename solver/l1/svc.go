@@ -2,6 +2,7 @@ package l1
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/acfcd/acfcd/internal/compsum"
 	"github.com/acfcd/acfcd/internal/rows"
@@ -29,9 +30,10 @@ import (
 // last step estimates it (Due), as liblinear's sweep sum does.
 type SVC struct {
 	sub
-	b []float64 // 1 − y_i wᵀx_i
+	b  []float64  // 1 − y_i wᵀx_i
+	co []svcCoord // per coordinate
 
-	last     []float64 // per coordinate: its violation at its last step
+	pending  int32 // the coordinate of the next step, or −1 (Step's prefetch)
 	eps      float64
 	first    bool        // in the first batch
 	firstSum compsum.Sum // the first batch's violations
@@ -50,6 +52,15 @@ type SVC struct {
 	branchInside float64
 }
 
+// svcCoord is what a step reads and writes of its coordinate, together
+// in half a cache line: coordinates come in random order, and the step
+// starts with this miss (prefetched, see Step).
+type svcCoord struct {
+	a, b int64   // its entries
+	w    float64 // its weight
+	last float64 // its violation at its last step
+}
+
 // Armijo's σ and the most halvings of a step, liblinear's.
 const (
 	sigma         = 0.01
@@ -59,8 +70,11 @@ const (
 // NewSVC returns an SVC for dt, reused by reset for each subproblem; unreg
 // leaves the bias (if dt has one) out of the regulariser.
 func NewSVC(dt *Data, unreg bool, t *solver.Tuning) *SVC {
-	s := &SVC{sub: newSub(dt, unreg), b: make([]float64, dt.rows), last: make([]float64, len(dt.cols)), poll: t.PollWork}
-	s.scale = dt.gainScale(make([]float64, len(dt.cols)), dt.cols, t.L1StepOps)
+	s := &SVC{sub: newSub(dt, unreg), b: make([]float64, dt.rows), co: make([]svcCoord, len(dt.cols)), poll: t.PollWork}
+	for k := range s.co {
+		s.co[k].a, s.co[k].b = dt.starts[k], dt.starts[k+1]
+	}
+	s.scale = dt.gainScale(make([]float64, len(dt.cols)), nil, t.L1StepOps)
 	s.branchInside = t.SVCBranchInside
 	return s
 }
@@ -73,7 +87,10 @@ func (s *SVC) Reset(label []float64, pos, cp, cn, eps float64) float64 {
 	for i := range s.b {
 		s.b[i] = 1
 	}
-	clear(s.last)
+	for k := range s.co {
+		s.co[k].w, s.co[k].last = 0, 0
+	}
+	s.pending = -1
 	s.fewInside = false
 	s.eps = eps
 	s.first = true
@@ -99,52 +116,64 @@ func (s *SVC) EndBatch(int, bool) float64 {
 }
 
 // Len is the number of coordinates.
-func (s *SVC) Len() int { return len(s.cols) }
+func (s *SVC) Len() int { return len(s.co) }
+
+// W returns the weights per feature (the bias last), valid until the next
+// call.
+func (s *SVC) W() []float64 { return s.features(func(k int) float64 { return s.co[k].w }) }
 
 // GainScale weighs the gains that ACF sees by the cost of their steps
 // (solver.StepCoster): a step reads its column, whose lengths differ by
 // orders of magnitude in sparse data.
 func (s *SVC) GainScale() []float64 { return s.scale }
 
-// Step does the step on coordinate k, feature cols[k] (solver.Problem):
-// it returns the violation before it and its gain, or shrinks a weight at
-// 0 whose gradient is deep inside [−1, 1] (liblinear's shrinking, with
-// th.Max its last sweep's largest violation).
+// Step does the step on coordinate k (solver.Problem): it returns the
+// violation before it and its gain, or shrinks a weight at 0 whose
+// gradient is deep inside [−1, 1] (liblinear's shrinking, with th.Max its
+// last sweep's largest violation). It prefetches the coordinate two steps
+// ahead, and the column of the next, whose coordinate the last step
+// prefetched.
 func (s *SVC) Step(k, ahead int32, th solver.Thresholds) (viol, gain float64, shrink bool) {
-	if ahead >= 0 {
-		rows.PrefetchSpan(s.column(s.cols[ahead]))
+	if p := s.pending; p >= 0 {
+		c := &s.co[p]
+		rows.PrefetchSpan(s.span(c.a, c.b))
 	}
-	j := s.cols[k]
-	free := s.isBias(j)
-	w := s.w[j]
+	if s.pending = ahead; ahead >= 0 {
+		rows.PrefetchBytes(unsafe.Pointer(&s.co[ahead]), unsafe.Sizeof(svcCoord{}))
+		rows.PrefetchBytes(unsafe.Pointer(&s.scale[ahead]), 8) // the driver's read of GainScale
+	}
+	c := &s.co[k]
+	idx, val := s.span(c.a, c.b)
+	free := k == s.free
+	w := c.w
 	var g, h float64
 	if w == 0 && !free {
 		// Most steps leave a weight at 0 there; only one that moves needs
 		// the second derivative, in a second pass over the column.
-		if g = s.slope(j); shrinkable(g, th.Max, s.rows) {
-			s.last[k] = 0
+		if g = s.slope(idx, val); shrinkable(g, th.Max, s.rows) {
+			c.last = 0
 			return 0, 0, true
 		}
 		if math.Abs(g) > 1 {
-			h = s.curvature(j)
+			h = s.curvature(idx, val)
 		}
 	} else {
-		g, h = s.grad(j)
+		g, h = s.grad(idx, val)
 	}
 	viol = violation(w, g, free)
-	s.last[k] = viol
+	c.last = viol
 	if s.first {
 		s.firstSum.Add(viol)
 	}
 	if viol == 0 {
 		return 0, 0, false
 	}
-	return viol, s.newton(j, w, g, h, free), false
+	return viol, s.newton(c, w, g, h, free), false
 }
 
-// newton does liblinear's step on feature j at w_j = w with loss
+// newton does liblinear's step on coordinate c at w_c = w with loss
 // derivatives g and h and returns its gain (0 if no step was taken).
-func (s *SVC) newton(j int32, w, g, h float64, free bool) float64 {
+func (s *SVC) newton(c *svcCoord, w, g, h float64, free bool) float64 {
 	h = max(h, 1e-12)
 	var d float64
 	switch {
@@ -167,13 +196,13 @@ func (s *SVC) newton(j int32, w, g, h float64, free bool) float64 {
 		return math.Abs(w+d) - math.Abs(w)
 	}
 	delta := reg(d) + float64(g*d)
-	idx, val := s.column(j)
+	idx, val := s.span(c.a, c.b)
 	applied, dl := 0.0, 0.0
 	for range maxLineSearch {
 		dl += s.move(idx, val, d-applied)
 		applied = d
 		if f := reg(d) + dl; f <= sigma*delta {
-			s.w[j] = w + d
+			c.w = w + d
 			return -f
 		}
 		d *= 0.5
@@ -194,8 +223,8 @@ func (s *SVC) Estimate() float64 { return s.Relative(s.estimate()) }
 
 func (s *SVC) estimate() float64 {
 	var n compsum.Sum
-	for _, v := range s.last {
-		n.Add(v)
+	for k := range s.co {
+		n.Add(s.co[k].last)
 	}
 	return n.Value()
 }
@@ -212,7 +241,15 @@ func (s *SVC) loss() float64 {
 }
 
 // Objective is F(w) from b as it is.
-func (s *SVC) Objective() float64 { return s.loss() + s.l1() }
+func (s *SVC) Objective() float64 {
+	var n compsum.Sum
+	for k := range s.co {
+		if int32(k) != s.free {
+			n.Add(math.Abs(s.co[k].w))
+		}
+	}
+	return s.loss() + n.Value()
+}
 
 // Pass is the full pass at the current w (solver.Problem): b and F are
 // recomputed from w, then every coordinate's violation; it sets PassViol
@@ -229,10 +266,10 @@ func (s *SVC) Pass(r *solver.Run, repair bool) bool {
 		return ok
 	}
 	for _, k := range s.viols {
-		j := s.cols[k]
-		g, h := s.grad(j)
-		s.last[k] = violation(s.w[j], g, s.isBias(j))
-		r.Repaired(k, s.newton(j, s.w[j], g, h, s.isBias(j)))
+		c := &s.co[k]
+		g, h := s.grad(s.span(c.a, c.b))
+		c.last = violation(c.w, g, k == s.free)
+		r.Repaired(k, s.newton(c, c.w, g, h, k == s.free))
 		if s.Ops >= s.checkAt {
 			s.checkAt = s.Ops + s.poll
 			if r.Poll() {
@@ -248,21 +285,22 @@ func (s *SVC) pass(r *solver.Run, poll bool) bool {
 	for i := range s.b {
 		s.b[i] = 1
 	}
-	for _, j := range s.cols {
-		if w := s.w[j]; w != 0 {
-			idx, val := s.column(j)
-			for k, i := range idx {
-				s.b[i] -= float64(w * val[k])
+	for k := range s.co {
+		if c := &s.co[k]; c.w != 0 {
+			idx, val := s.span(c.a, c.b)
+			for q, i := range idx {
+				s.b[i] -= float64(c.w * val[q])
 			}
 			s.Ops += int64(len(idx))
 		}
 	}
-	share := s.tol / float64(max(len(s.cols), 1))
+	share := s.tol / float64(max(len(s.co), 1))
 	var sum compsum.Sum
 	s.viols = s.viols[:0]
-	for k, j := range s.cols {
-		v := violation(s.w[j], s.slope(j), s.isBias(j))
-		s.last[k] = v
+	for k := range s.co {
+		c := &s.co[k]
+		v := violation(c.w, s.slope(s.span(c.a, c.b)), int32(k) == s.free)
+		c.last = v
 		sum.Add(v)
 		if v > share {
 			s.viols = append(s.viols, int32(k))

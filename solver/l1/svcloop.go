@@ -9,9 +9,8 @@ import "math"
 // most are (SVC.fewInside, chosen after every batch; the same results).
 
 // grad returns the loss's first and generalised second derivative along
-// feature j.
-func (s *SVC) grad(j int32) (g, h float64) {
-	idx, val := s.column(j)
+// the coordinate whose column is idx, val.
+func (s *SVC) grad(idx []int32, val []float64) (g, h float64) {
 	b := s.b
 	s.Ops += int64(len(idx))
 	switch {
@@ -43,10 +42,9 @@ func (s *SVC) grad(j int32) (g, h float64) {
 	return -2 * s.cp * g, 2 * s.cp * h
 }
 
-// slope returns the loss's first derivative along feature j, without
+// slope returns the loss's first derivative along a column, without
 // the second (a weight at 0 whose |g| ≤ 1 takes no step).
-func (s *SVC) slope(j int32) float64 {
-	idx, val := s.column(j)
+func (s *SVC) slope(idx []int32, val []float64) float64 {
 	b := s.b
 	s.Ops += int64(len(idx))
 	var g float64
@@ -70,9 +68,8 @@ func (s *SVC) slope(j int32) float64 {
 	return -2 * s.cp * g
 }
 
-// curvature returns the generalised second derivative along feature j.
-func (s *SVC) curvature(j int32) float64 {
-	idx, val := s.column(j)
+// curvature returns the generalised second derivative along a column.
+func (s *SVC) curvature(idx []int32, val []float64) float64 {
 	b := s.b
 	s.Ops += int64(len(idx))
 	var h float64
