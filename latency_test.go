@@ -73,7 +73,13 @@ func TestCancelLatency(t *testing.T) {
 			mu.Unlock()
 			cancel()
 			if cancelledAt.IsZero() {
-				t.Errorf("%s: finished (%v) before the cancellation %v into the phase: %+v", tc.name, err, delay, res)
+				// A fast machine may finish a phase before the late
+				// cancellation; the early one must land.
+				if delay == 30*time.Millisecond {
+					t.Errorf("%s: finished (%v) before the cancellation %v into the phase: %+v", tc.name, err, delay, res)
+				} else {
+					t.Logf("%-28s finished %v into the phase, before the cancellation", tc.name, res.Seconds)
+				}
 				continue
 			}
 			if !errors.Is(err, context.Canceled) || !res.Cancelled {

@@ -143,7 +143,11 @@ func TestStreamedSweeps(t *testing.T) {
 	// sweep buffer and an n-entry active list (12n bytes); streamed, a
 	// chunk of 1024 entries instead.
 	big := genData(genSpec{seed: 6, rows: 50000, feats: 20, density: 0.2, labels: []float64{1, -1}, noise: 0.05})
-	p := Params{Problem: SquaredHingeDual, C: 1, Eps: 0.1, Select: ACFShrink, Seed: 1, MaxEpochs: 2}
+	// Dual CD from the start, not primal Newton (20 features): the sweeps
+	// are measured.
+	dualFirst := DefaultTuning()
+	dualFirst.PrimalFirstStep = 0
+	p := Params{Problem: SquaredHingeDual, C: 1, Eps: 0.1, Select: ACFShrink, Seed: 1, MaxEpochs: 2, Tuning: &dualFirst}
 	train := func() {
 		if _, _, err := Train(context.Background(), big, p); err != nil {
 			t.Fatal(err)
@@ -151,6 +155,7 @@ func TestStreamedSweeps(t *testing.T) {
 	}
 	whole := testkit.Allocated(train)
 	p.Tuning = streamSweeps(1024)
+	p.Tuning.PrimalFirstStep = 0
 	streamed := testkit.Allocated(train)
 	if saved := int64(whole) - int64(streamed); saved < 11*int64(big.Rows) {
 		t.Errorf("streamed sweeps allocate %d bytes, whole sweeps %d: saved %d, want ≥ %d", streamed, whole, saved, 11*big.Rows)
