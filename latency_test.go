@@ -49,47 +49,67 @@ func TestCancelLatency(t *testing.T) {
 		{"-s 2", "newton: dense", Params{Problem: SquaredHingePrimal, C: 1000, Eps: 1e-12}},
 	} {
 		for _, delay := range []time.Duration{30 * time.Millisecond, 700 * time.Millisecond} {
-			ctx, cancel := context.WithCancel(context.Background())
-			var once sync.Once
-			var at time.Time
-			var mu sync.Mutex
-			p := tc.p
-			p.trace = func(format string, _ ...any) {
-				if strings.HasPrefix(format, tc.phase) {
-					once.Do(func() {
-						time.AfterFunc(delay, func() {
-							mu.Lock()
-							at = time.Now()
-							mu.Unlock()
-							cancel()
-						})
-					})
+			// A missing poll is a fixed amount of work and shows on every
+			// try; a second try tells it from a process starved of CPU on
+			// a loaded machine.
+			for try := 1; ; try++ {
+				lat, ok := cancelAfter(t, d, tc.name, tc.phase, tc.p, delay)
+				if !ok {
+					break
 				}
-			}
-			_, res, err := Train(ctx, d, p)
-			end := time.Now()
-			mu.Lock()
-			cancelledAt := at
-			mu.Unlock()
-			cancel()
-			if cancelledAt.IsZero() {
-				// A fast machine may finish a phase before the late
-				// cancellation; the early one must land.
-				if delay == 30*time.Millisecond {
-					t.Errorf("%s: finished (%v) before the cancellation %v into the phase: %+v", tc.name, err, delay, res)
-				} else {
-					t.Logf("%-28s finished %v into the phase, before the cancellation", tc.name, res.Seconds)
+				t.Logf("%-28s cancelled %v into the phase: returned after %v", tc.name, delay, lat.Round(time.Millisecond))
+				if lat <= time.Second {
+					break
 				}
-				continue
-			}
-			if !errors.Is(err, context.Canceled) || !res.Cancelled {
-				t.Errorf("%s: error %v, cancelled %v", tc.name, err, res.Cancelled)
-			}
-			lat := end.Sub(cancelledAt)
-			t.Logf("%-28s cancelled %v into the phase: returned after %v", tc.name, delay, lat.Round(time.Millisecond))
-			if lat > time.Second {
-				t.Errorf("%s: returned %v after the cancellation %v into the phase", tc.name, lat, delay)
+				if try == 2 {
+					t.Errorf("%s: returned %v after the cancellation %v into the phase (twice)", tc.name, lat, delay)
+					break
+				}
 			}
 		}
+
 	}
+}
+
+// cancelAfter trains with p, cancels delay after the first trace line
+// starting with phase, and returns the time from the cancellation to
+// Train's return; ok is false when there is nothing to measure.
+func cancelAfter(t *testing.T, d *Dataset, name, phase string, p Params, delay time.Duration) (lat time.Duration, ok bool) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	var at time.Time
+	var mu sync.Mutex
+	p.trace = func(format string, _ ...any) {
+		if strings.HasPrefix(format, phase) {
+			once.Do(func() {
+				time.AfterFunc(delay, func() {
+					mu.Lock()
+					at = time.Now()
+					mu.Unlock()
+					cancel()
+				})
+			})
+		}
+	}
+	_, res, err := Train(ctx, d, p)
+	end := time.Now()
+	mu.Lock()
+	cancelledAt := at
+	mu.Unlock()
+	if cancelledAt.IsZero() {
+		// A fast machine may finish a phase before the late
+		// cancellation; the early one must land.
+		if delay == 30*time.Millisecond {
+			t.Errorf("%s: finished (%v) before the cancellation %v into the phase: %+v", name, err, delay, res)
+		} else {
+			t.Logf("%-28s finished %v into the phase, before the cancellation", name, res.Seconds)
+		}
+		return 0, false
+	}
+	if !errors.Is(err, context.Canceled) || !res.Cancelled {
+		t.Errorf("%s: error %v, cancelled %v", name, err, res.Cancelled)
+		return 0, false
+	}
+	return end.Sub(cancelledAt), true
 }
