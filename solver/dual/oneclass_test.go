@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/procs"
 	solver "github.com/acfcd/acfcd/solver"
 )
 
@@ -154,6 +155,44 @@ func TestOneClassSolve(t *testing.T) {
 						t.Fatalf("duality gap %g (primal %g, dual %g)", gap, primal, -f)
 					}
 				})
+			}
+		}
+	}
+}
+
+// TestSVRAndOneClassParallelPasses: full passes scanned in chunks on
+// helper goroutines give the same run, bit for bit, as on one goroutine
+// (the chunking is fixed by Tuning.KKTChunkRows, not by the helpers).
+func TestSVRAndOneClassParallelPasses(t *testing.T) {
+	d := binaryData(23, 500, 30, 0.3, 0, 0)
+	for k, v := range d.Value {
+		d.Value[k] = math.Abs(v) // off-centre: w ≠ 0
+	}
+	reg := regData(24, 500, 30, 0.3, 0.2, 1, 0)
+	chunked := solver.DefaultTuning()
+	chunked.KKTChunkRows, chunked.KKTParallelNNZ = 37, 0
+	var ref [2]string
+	for _, helpers := range []int{0, 3} {
+		for k, mk := range []func(*procs.Pool) (solver.Problem, func() []float64){
+			func(p *procs.Pool) (solver.Problem, func() []float64) {
+				o := NewOneClass(NewData(d, -1, &chunked), 0.3, 1e-6, nil, p, &chunked)
+				return o, func() []float64 { return append(o.W, o.Rho, o.PassPrimal) }
+			},
+			func(p *procs.Pool) (solver.Problem, func() []float64) {
+				s := NewSVR(NewData(reg, 1, &chunked), false, 1, 0.1, 1e-6, nil, p, &chunked)
+				return s, func() []float64 { return append(s.W, s.PassSum, s.PassPrimal) }
+			},
+		} {
+			prob, out := mk(procs.NewPool(helpers))
+			r := solver.NewRun(prob, solver.Config{Selection: solver.ACFShrink, Seed: 2, Eps: 1e-6, MaxEpochs: 1000, Tuning: &chunked})
+			if !r.Solve(2) {
+				t.Fatalf("problem %d: not converged", k)
+			}
+			got := fmt.Sprint(out())
+			if helpers == 0 {
+				ref[k] = got
+			} else if got != ref[k] {
+				t.Fatalf("problem %d with %d helpers differs from one goroutine:\n%s\n%s", k, helpers, got, ref[k])
 			}
 		}
 	}
