@@ -14,17 +14,18 @@
 // FreeBias (liblinear's -R) the bias weight is left out of ½‖w‖².
 //
 // For d+1 ≤ Tuning.NewtonDenseMax the Newton steps are exact: the
-// Hessian H = I + Σ D_i x_i x_iᵀ (D_i = C_i times the loss's second derivative, the generalised one
-// for the squared losses) is formed in its lower triangle over each row's
-// non-zeros (dense.go), factored by Cholesky, and the step's length comes
-// from an Armijo line search evaluated on the margins z + t·Xs without
-// another pass over the data (newton.go). For larger d a trust-region
-// Newton method with preconditioned conjugate gradients runs instead,
-// needing only Hessian-vector products (cg.go).
+// Hessian H = I + Σ D_i x_i x_iᵀ (D_i is C_i times the loss's second
+// derivative, the generalised one for the squared losses) is formed in
+// its lower triangle over each row's non-zeros (dense.go), factored by
+// Cholesky, and the step's length comes from a line search evaluated on
+// the margins z + t·Xs without another pass over the data (newton.go).
+// For larger d a trust-region Newton method with preconditioned conjugate
+// gradients runs instead, needing only Hessian-vector products (cg.go).
 //
-// Every phase polls for cancellation at least every Tuning.PollWork
-// non-zeros or operations: a Hessian formation or a Cholesky near
-// d = 4096 takes seconds.
+// Every phase polls for cancellation (the Hessian's formation every
+// Tuning.PollWork operations, the Cholesky factorisation after each block
+// of rows, Newton-CG at every CG step): a formation or a factorisation
+// near d = 4096 takes seconds.
 package primal
 
 import (
