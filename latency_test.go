@@ -41,7 +41,7 @@ func TestCancelLatency(t *testing.T) {
 		name, phase string
 		p           Params
 	}{
-		{"dual", "batch:", Params{Problem: SquaredHingeDual, C: 1000, Eps: 1e-9, NoFallback: true}},
+		{"dual", "batch:", Params{Problem: SquaredHingeDual, C: 1000, Eps: 1e-15, MaxEpochs: 1 << 20, NoFallback: true}},
 		{"dense Newton", "newton: dense", Params{Problem: SquaredHingeDual, C: 1000, Eps: 1e-9, Tuning: &first}},
 		{"dense Newton after a switch", "newton: dense", Params{Problem: LogisticDual, C: 1000, Eps: 1e-9, Tuning: &switchNow}},
 		{"interior point", "ipm start", Params{Problem: HingeDual, C: 1000, Eps: 1e-9, Tuning: &switchNow}},

@@ -28,10 +28,10 @@ import (
 //	Δα = D⁻¹(r − Z p),  H p = Zᵀ D⁻¹ r   (and ZᵀΔα = p),
 //
 // one dense Cholesky and four passes over the data per iteration: one
-// forms H (only its upper triangle, mirrored), the margins and the
-// predictor's right-hand side together; one gives the predictor's Δα; one
-// the corrector's right-hand side; and one its Δα together with ZᵀΔα,
-// which moves w along with α.
+// forms H (only its lower triangle, which solver/primal's Cholesky
+// reads), the margins and the predictor's right-hand side together; one
+// gives the predictor's Δα; one the corrector's right-hand side; and one
+// its Δα together with ZᵀΔα, which moves w along with α.
 //
 // Most α end at a bound, and the method notices early: an α_i within
 // Tuning.IPMSettleRel·C_i of a bound whose multiplier is at least
@@ -83,7 +83,7 @@ type hinge struct {
 // its own partial sums (part 0 sums straight into the totals).
 type ipmPart struct {
 	lo, hi int
-	h      []float64 // dim×dim: this range's Σ D_i⁻¹ z_i z_iᵀ (upper triangle)
+	h      []float64 // dim×dim: this range's Σ D_i⁻¹ z_i z_iᵀ (lower triangle)
 	v, dw  []float64 // dense: this range's share of Zᵀ D⁻¹ r and ZᵀΔα
 	ops    int64
 }

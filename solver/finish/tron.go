@@ -44,7 +44,7 @@ func (f *Finisher) primalTron(r *solver.Run, pp *primal.Problem) int {
 	if p.Loss == dual.L2SVM {
 		passes = f.tronBudgetSVM()
 	}
-	budget := p.Ops + passes*p.NNZ()<<min(f.tron, 20)
+	budget := passes * p.NNZ() << min(f.tron, 20)
 	f.tron++
 	trace := r.Trace()
 	iters, moved := pp.NewtonCG(f.t.TronMaxIter, budget, func(iter int, fval, _ float64) bool {

@@ -190,10 +190,11 @@ func (p *Problem) trpcg(delta float64) (boundary, ok bool) {
 
 // NewtonCG minimises f from W by the trust-region Newton method. stop is
 // asked at the start and after every accepted step; the method also ends
-// after maxIter iterations, once Ops reach budget (if > 0), when the
-// predicted and actual reductions vanish, or on cancellation, leaving W
-// at the last accepted iterate. It returns the iterations and whether a
-// step was accepted (f decreased).
+// after maxIter iterations, once it has touched budget more operations
+// after its first gradient (if budget > 0), when the predicted and actual
+// reductions vanish, or on cancellation, leaving W at the last accepted
+// iterate. It returns the iterations and whether a step was accepted (f
+// decreased).
 func (p *Problem) NewtonCG(maxIter int, budget int64, stop Stop) (iters int, moved bool) {
 	cg := p.newCG()
 	cg.steps = 0
@@ -207,6 +208,9 @@ func (p *Problem) NewtonCG(maxIter int, budget int64, stop Stop) (iters int, mov
 		delta += gj * gj / cg.m[j]
 	}
 	delta = math.Sqrt(delta)
+	if budget > 0 {
+		budget += p.Ops
+	}
 	check := true // a new gradient: ask stop
 	for iters < maxIter {
 		if check && stop != nil && stop(iters, fval, gnorm) {

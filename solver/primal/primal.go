@@ -14,17 +14,18 @@
 // FreeBias (liblinear's -R) the bias weight is left out of ½‖w‖².
 //
 // For d+1 ≤ Tuning.NewtonDenseMax the Newton steps are exact: the
-// Hessian H = I + Σ D_i x_i x_iᵀ (D_i = C_i times the loss's second derivative, the generalised one
-// for the squared losses) is formed in its lower triangle over each row's
-// non-zeros (dense.go), factored by Cholesky, and the step's length comes
-// from an Armijo line search evaluated on the margins z + t·Xs without
-// another pass over the data (newton.go). For larger d a trust-region
-// Newton method with preconditioned conjugate gradients runs instead,
-// needing only Hessian-vector products (cg.go).
+// Hessian H = I + Σ D_i x_i x_iᵀ (D_i is C_i times the loss's second
+// derivative, the generalised one for the squared losses) is formed in
+// its lower triangle over each row's non-zeros (dense.go), factored by
+// Cholesky, and the step's length comes from a line search evaluated on
+// the margins z + t·Xs without another pass over the data (newton.go).
+// For larger d a trust-region Newton method with preconditioned conjugate
+// gradients runs instead, needing only Hessian-vector products (cg.go).
 //
-// Every phase polls for cancellation at least every Tuning.PollWork
-// non-zeros or operations: a Hessian formation or a Cholesky near
-// d = 4096 takes seconds.
+// Every phase polls for cancellation (the Hessian's formation every
+// Tuning.PollWork operations, the Cholesky factorisation after each block
+// of rows, Newton-CG at every CG step): a formation or a factorisation
+// near d = 4096 takes seconds.
 package primal
 
 import (
@@ -240,13 +241,15 @@ func (p *Problem) rowProducts(v, out []float64, margins bool) {
 }
 
 // The passes over the examples run in a fixed number of parts of
-// consecutive rows (Tuning.RowParts, or one on small data), on as many
-// goroutines as the pool spares. A part's sums are its own and are added
+// consecutive rows (Tuning.RowParts; see parts), on as many goroutines
+// as the pool spares. A part's sums are its own and are added
 // in part order, so the results do not depend on how many goroutines ran.
 
-// parts returns the number of parts of the passes.
+// parts returns the number of parts of the passes: one for Newton-CG,
+// whose sums (and models) are those of its code before the parts, and on
+// small data.
 func (p *Problem) parts() int {
-	if p.RP[p.N]-p.RP[0] < p.tune.KKTParallelNNZ || p.N < 2 {
+	if !p.DenseNewton() || p.RP[p.N]-p.RP[0] < p.tune.KKTParallelNNZ || p.N < 2 {
 		return 1
 	}
 	return max(1, min(p.tune.RowParts, p.N))
@@ -352,7 +355,8 @@ func log1pExpNeg(m float64) float64 {
 
 // SetGradient sets ∇f and the Hessian weights D_i at the current margins
 // and returns ‖∇f‖. Each part sums its rows' terms into its own vector
-// (the first into ∇f), added in part order.
+// (the first into ∇f, which starts at the regulariser's w), added in part
+// order.
 func (p *Problem) SetGradient() float64 {
 	np := p.parts()
 	if p.DenseNewton() && np > 1 {
@@ -368,8 +372,14 @@ func (p *Problem) SetGradient() float64 {
 		g := p.g
 		if k > 0 {
 			g = p.gparts[(k-1)*dim : k*dim]
+			clear(g)
+		} else {
+			// The regulariser's w first, as Newton-CG's sums always were.
+			copy(g, p.W)
+			if p.FreeBias {
+				g[p.NF] = 0
+			}
 		}
-		clear(g)
 		ops[k] = p.gradientRows(g, lo, hi)
 	}
 	if np == 1 {
@@ -380,11 +390,6 @@ func (p *Problem) SetGradient() float64 {
 	for k := 1; k < np; k++ {
 		for j, v := range p.gparts[(k-1)*dim : k*dim] {
 			p.g[j] += v
-		}
-	}
-	for j, w := range p.W {
-		if j < p.NF || !p.FreeBias {
-			p.g[j] += w
 		}
 	}
 	for _, o := range ops {
@@ -407,12 +412,12 @@ func (p *Problem) gradientRows(g []float64, lo, hi int) (ops int64) {
 				di = 2 * ci
 			}
 		case Logistic:
-			// σ(−z) and σ(z)σ(−z) from one exponential, without overflow
+			// σ(−z) and σ(z)σ(−z) without overflow
 			ci := p.C(i)
 			e := fmath.Exp(-math.Abs(z))
-			sNeg := 1 / (1 + e)
-			if z >= 0 {
-				sNeg = e / (1 + e)
+			sNeg := 1 / (1 + fmath.Exp(z))
+			if z < 0 {
+				sNeg = 1 / (1 + e)
 			}
 			gi = -ci * sNeg
 			di = ci * e / ((1 + e) * (1 + e))
