@@ -172,13 +172,13 @@ func (p Problem) kind() model.Kind {
 func (p Problem) dual() bool { return p <= LogisticDual }
 
 // Selection is a coordinate-selection rule; the zero value, AutoSelection,
-// is the problem's default (acf+shrink for -s 1 and 3, acf otherwise).
+// is the problem's default (acf+shrink for -s 1, 3 and 4, acf otherwise).
 type Selection = solver.Selection
 
 // The selections. Which a problem takes: -s 1 and 3 all but Cyclic; -s 7
 // the same, where Shrink runs as Uniform and ACFShrink as ACF (its α is
 // never at a bound, so liblinear never shrinks it); the LASSO ACF, Uniform
-// and Cyclic; the Weston–Watkins SVM ACF and Uniform.
+// and Cyclic; -s 4 all but Cyclic; the Weston–Watkins SVM ACF and Uniform.
 const (
 	AutoSelection = solver.Auto
 	ACFShrink     = solver.ACFShrink // ACF over liblinear's shrinking active set
