@@ -172,13 +172,13 @@ func (p Problem) kind() model.Kind {
 func (p Problem) dual() bool { return p <= LogisticDual }
 
 // Selection is a coordinate-selection rule; the zero value, AutoSelection,
-// is the problem's default (acf+shrink for -s 1, 3 and 4, acf otherwise).
+// is the problem's default (acf+shrink for -s 1 and 3, acf otherwise).
 type Selection = solver.Selection
 
 // The selections. Which a problem takes: -s 1 and 3 all but Cyclic; -s 7
 // the same, where Shrink runs as Uniform and ACFShrink as ACF (its α is
 // never at a bound, so liblinear never shrinks it); the LASSO ACF, Uniform
-// and Cyclic; -s 4 all but Cyclic; the Weston–Watkins SVM ACF and Uniform.
+// and Cyclic; the Weston–Watkins SVM ACF and Uniform.
 const (
 	AutoSelection = solver.Auto
 	ACFShrink     = solver.ACFShrink // ACF over liblinear's shrinking active set
@@ -226,8 +226,8 @@ type Params struct {
 	// C is the cost; 0 means 1, as liblinear's default.
 	C float64
 	// Eps is the stopping tolerance on the largest KKT violation; 0 means
-	// the problem's default: 0.1 for -s 1, 3, 4, 7 and the Weston–Watkins
-	// SVM (liblinear's), 1e-3·max(λ, 1e-3·λ_max) for the LASSO.
+	// the problem's default: 0.1 for -s 1, 3, 7 and the Weston–Watkins SVM
+	// (liblinear's), 1e-3·max(λ, 1e-3·λ_max) for the LASSO.
 	Eps float64
 	// Bias > 0 gives every example an extra feature of this value
 	// (liblinear's -B; its weight is regularised, as in liblinear); 0 and
@@ -243,10 +243,9 @@ type Params struct {
 	// model. 0 means DefaultSeed.
 	Seed uint64
 	// MaxEpochs caps the epochs of each subproblem (0: DefaultMaxEpochs,
-	// for the LASSO DefaultLassoMaxEpochs, for -s 4 liblinear's 100000).
-	// For Uniform, Shrink and Cyclic an epoch is one sweep over the
-	// (active) coordinates, liblinear's #iter; for the ACF selections it is
-	// n coordinate steps.
+	// for the LASSO DefaultLassoMaxEpochs). For Uniform, Shrink and
+	// Cyclic an epoch is one sweep over the (active) coordinates,
+	// liblinear's #iter; for the ACF selections it is n coordinate steps.
 	MaxEpochs int
 	// ACF configures the adaptation of coordinate frequencies; the zero
 	// value is the paper's defaults.
@@ -329,8 +328,7 @@ type Result struct {
 	Violation float64
 	NNZW      int // non-zero weights in the model (bias included)
 	// SupportVectors counts the examples with α_i ≠ 0 (the dual solvers;
-	// liblinear's "nSV"; -s 4: with some α_i^m ≠ 0, where liblinear counts
-	// the α_i^m), or −1 where it does not apply.
+	// liblinear's "nSV"), or −1 where it does not apply.
 	SupportVectors int
 	// NewtonSteps are the steps of the finishers (primal Newton steps,
 	// Newton-CG iterations, for -s 3 interior-point iterations); 0 when
