@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/procs"
+	"github.com/acfcd/acfcd/internal/synth"
 	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 )
@@ -141,11 +143,40 @@ func csEvaluate(d *dataio.Dataset, m *Model, du wwDuals) csEval {
 	return out
 }
 
+// csTextProblem is synth's text-like data (heavy-tailed rows, unit norm)
+// with six classes: the argmax of six random linear scores of a row, its
+// label of ±1 flipping the first two (synth's label noise).
+func csTextProblem() wwProblem {
+	d := synth.Text(synth.TextConfig{Rows: 700, Features: 500, MeanNNZ: 12, Informative: 100, Noise: 0.05, Seed: 17})
+	r := rand.New(rand.NewPCG(17, 6))
+	score := make([]float64, 6*d.Features)
+	for j := range score {
+		score[j] = r.NormFloat64()
+	}
+	for i := range d.Rows {
+		best, bestV := 0, math.Inf(-1)
+		for c := range 6 {
+			var v float64
+			for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
+				v += d.Value[k] * score[c*d.Features+int(d.Index[k])]
+			}
+			if v > bestV {
+				best, bestV = c, v
+			}
+		}
+		if best < 2 && d.Label[i] < 0 {
+			best = 1 - best
+		}
+		d.Label[i] = float64(best + 1)
+	}
+	return wwProblem{"text-six-class", d, 1, 5, nil}
+}
+
 // TestCSSolutions checks every selection on every problem against an
 // independent recomputation: α feasible, W = W(α), max violation ≤ eps at
 // the model, the reported objective, primal, gap and support vectors.
 func TestCSSolutions(t *testing.T) {
-	for _, pr := range wwProblems() {
+	for _, pr := range append(wwProblems(), csTextProblem()) {
 		for _, sel := range csSelections {
 			t.Run(pr.name+"/"+sel.String(), func(t *testing.T) {
 				const eps = 1e-3

@@ -49,8 +49,10 @@ package multiclass
 import (
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/acfcd/acfcd/internal/procs"
+	"github.com/acfcd/acfcd/internal/rows"
 	dataio "github.com/acfcd/acfcd/io"
 	solver "github.com/acfcd/acfcd/solver"
 )
@@ -287,6 +289,7 @@ func (s *CS) Step(i, ahead int32, _ solver.Thresholds) (viol, gain float64, shri
 	}
 	if ahead >= 0 {
 		s.Prefetch(ahead)
+		s.prefetchDuals(ahead)
 	}
 	pos := s.active(i, a)
 	s.gradient(i, pos)
@@ -301,6 +304,17 @@ func (s *CS) Step(i, ahead int32, _ solver.Thresholds) (viol, gain float64, shri
 		return viol, 0, false
 	}
 	return viol, s.blockStep(i, pos), false
+}
+
+// prefetchDuals asks for example i's α and active classes ahead of its
+// step: examples come in random order, so these are cache misses too.
+func (s *CS) prefetchDuals(i int32) {
+	K := uintptr(s.K)
+	if s.perm == nil {
+		rows.PrefetchRanges(unsafe.Pointer(&s.Alpha[int(i)*s.K]), 8*K, nil, 0)
+		return
+	}
+	rows.PrefetchRanges(unsafe.Pointer(&s.Alpha[int(i)*s.K]), 8*K, unsafe.Pointer(&s.perm[int(i)*s.K]), 2*K)
 }
 
 // blockStep minimises f exactly over the classes pos of example i (the
