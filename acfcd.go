@@ -340,8 +340,8 @@ type Result struct {
 	SupportVectors int
 	// NewtonSteps are the steps of the finishers (primal Newton steps,
 	// Newton-CG iterations, for -s 3 interior-point iterations); 0 when
-	// coordinate descent alone converged. For -s 6, newGLMNET's outer
-	// iterations.
+	// coordinate descent alone converged (and for -s 5 and 6, which have
+	// none).
 	NewtonSteps int
 	Converged   bool
 	HitEpochCap bool

@@ -230,7 +230,6 @@ func (sp *l1Sub) lr(s *l1.LR, label []float64, pos, cp, cn float64) {
 	res := sp.res
 	res.Iterations = out.Steps
 	res.Epochs = out.Epochs
-	res.NewtonSteps = out.Newton
 	res.Operations = s.Ops - ops0
 	res.Objective = out.Obj
 	res.Violation = s.Relative(out.Viol)
