@@ -172,7 +172,7 @@ func (p Problem) kind() model.Kind {
 func (p Problem) dual() bool { return p <= LogisticDual }
 
 // Selection is a coordinate-selection rule; the zero value, AutoSelection,
-// is the problem's default (acf+shrink for -s 1 and 3, acf otherwise).
+// is the problem's default (acf+shrink for -s 1, 3, 5 and 6, acf otherwise).
 type Selection = solver.Selection
 
 // The selections. Which a problem takes: -s 1 and 3 all but Cyclic; -s 7
