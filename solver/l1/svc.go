@@ -51,6 +51,7 @@ type SVC struct {
 	// (svcloop.go); set after every batch.
 	fewInside    bool
 	branchInside float64
+	sinceCount   int // steps handed out since the last count
 }
 
 // svcCoord is what a step reads and writes of its coordinate, together
@@ -93,6 +94,7 @@ func (s *SVC) Reset(label []float64, pos, cp, cn, eps float64) float64 {
 	}
 	s.pending = -1
 	s.fewInside = false
+	s.sinceCount = s.rows // count after the first batch
 	s.eps = eps
 	s.first = true
 	s.lastSum = 0
@@ -107,8 +109,16 @@ func (s *SVC) Reset(label []float64, pos, cp, cn, eps float64) float64 {
 // over all coordinates in every selection (ACF's warm-up), and as in
 // liblinear the sum of its violations, each taken before its step, is
 // ‖∇^S F(0)‖₁ of the stopping rule: liblinear's Gnorm1_init.
-func (s *SVC) EndBatch(int, bool) float64 {
-	s.fewInside = float64(s.inside()) <= s.branchInside*float64(s.rows)
+//
+// It also chooses the form of the loops (fewInside), counting the examples
+// inside the margin once the batches since the last count handed out a
+// quarter as many steps as there are examples: the batches of acf+shrink
+// can be much shorter than ℓ.
+func (s *SVC) EndBatch(entries int, _ bool) float64 {
+	if s.sinceCount += entries; 4*s.sinceCount >= s.rows {
+		s.sinceCount = 0
+		s.fewInside = float64(s.inside()) <= s.branchInside*float64(s.rows)
+	}
 	if s.first {
 		s.first = false
 		s.init = s.firstSum.Value()
