@@ -419,9 +419,8 @@ func TestL1BadInput(t *testing.T) {
 	}
 }
 
-// TestL1Selections: every selection reaches the same optimum, ACF in
-// fewer operations than the uniform sweeps on data whose columns differ
-// in length.
+// TestL1Selections: every selection reaches the same optimum (their
+// operations are compared on real data in docs/tuning.md).
 func TestL1Selections(t *testing.T) {
 	d := genData(genSpec{seed: 24, rows: 400, feats: 60, density: 0.15, labels: []float64{1, -1}, noise: 0.05})
 	for _, s := range l1Problems {
