@@ -172,7 +172,7 @@ func (p Problem) kind() model.Kind {
 func (p Problem) dual() bool { return p <= LogisticDual }
 
 // Selection is a coordinate-selection rule; the zero value, AutoSelection,
-// is the problem's default (acf+shrink for -s 1 and 3, acf otherwise).
+// is the problem's default (acf+shrink for -s 1, 3, 5 and 6, acf otherwise).
 type Selection = solver.Selection
 
 // The selections. Which a problem takes: -s 1 and 3 all but Cyclic; -s 7
@@ -352,8 +352,8 @@ type Result struct {
 	SupportVectors int
 	// NewtonSteps are the steps of the finishers (primal Newton steps,
 	// Newton-CG iterations, for -s 3 interior-point iterations); 0 when
-	// coordinate descent alone converged. For -s 6, newGLMNET's outer
-	// iterations.
+	// coordinate descent alone converged (and for -s 5 and 6, which have
+	// none).
 	NewtonSteps int
 	Converged   bool
 	HitEpochCap bool

@@ -2,6 +2,7 @@ package acfcd
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -144,6 +145,7 @@ func trainL1(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mode
 		r := &subs[k]
 		r.Solver, r.Select, r.C, r.Eps, r.SupportVectors = res.Solver, res.Select, res.C, res.Eps, -1
 		res.add(r)
+		res.Warnings = append(res.Warnings, r.Warnings...)
 	}
 	res.Gap = math.NaN()
 	res.NNZW = mdl.NNZ()
@@ -226,7 +228,6 @@ func (sp *l1Sub) lr(s *l1.LR, label []float64, pos, cp, cn float64) {
 	res := sp.res
 	res.Iterations = out.Steps
 	res.Epochs = out.Epochs
-	res.NewtonSteps = out.Newton
 	res.Operations = s.Ops - ops0
 	res.Objective = out.Obj
 	res.Violation = s.Relative(out.Viol)
@@ -238,5 +239,9 @@ func (sp *l1Sub) lr(s *l1.LR, label []float64, pos, cp, cn float64) {
 	res.Cancelled = out.Cancelled
 	res.Converged = out.Converged
 	res.HitEpochCap = out.Capped && !out.Converged
+	if out.Stuck {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("class %d: no step along newGLMNET's direction decreased the objective after %d outer iterations; "+
+			"stopped at violation %.3g (eps %g)", sp.class, out.Newton, res.Violation, sp.eps))
+	}
 	res.Seconds = time.Since(start).Seconds()
 }

@@ -307,7 +307,8 @@ func TestL1UnregularizedBias(t *testing.T) {
 // TestL1ModelFile: a multi-class model is liblinear's file, one column of
 // weights per class in label order, the bias row last, with solver_type
 // L1R_L2LOSS_SVC or L1R_LR; it reads back the same, and liblinear-predict
-// (if installed) predicts with it what we predict.
+// (if installed) predicts with it what we predict; and liblinear-train's
+// -s 5 and 6 models load and predict as liblinear-predict does.
 func TestL1ModelFile(t *testing.T) {
 	d := l1Data()["multiclass"]
 	for _, s := range l1Problems {
@@ -345,6 +346,27 @@ func TestL1ModelFile(t *testing.T) {
 		}
 		if back.SolverType != s.String() || fmt.Sprint(back.W) != fmt.Sprint(m.W) {
 			t.Fatalf("-s %s: the model does not read back", s.Flag())
+		}
+		predictWithLiblinear(t, d, m)
+	}
+	// liblinear's own -s 5 and 6 model files read as ours.
+	if _, err := os.Stat(liblinearTrain); err != nil {
+		return
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	writeLibSVM(t, d, data)
+	for _, s := range l1Problems {
+		file := filepath.Join(dir, "model"+s.Flag())
+		if out, err := exec.Command(liblinearTrain, "-s", s.Flag(), "-B", "1", data, file).CombinedOutput(); err != nil {
+			t.Fatalf("liblinear-train: %v\n%s", err, out)
+		}
+		m, err := LoadModel(file)
+		if err != nil {
+			t.Fatalf("-s %s: liblinear's model: %v", s.Flag(), err)
+		}
+		if m.SolverType != s.String() || m.NrW != 3 || fmt.Sprint(m.Labels) != "[3 1 2]" {
+			t.Fatalf("-s %s: liblinear's model reads as %s, nr_w %d, labels %v", s.Flag(), m.SolverType, m.NrW, m.Labels)
 		}
 		predictWithLiblinear(t, d, m)
 	}
@@ -419,9 +441,8 @@ func TestL1BadInput(t *testing.T) {
 	}
 }
 
-// TestL1Selections: every selection reaches the same optimum, ACF in
-// fewer operations than the uniform sweeps on data whose columns differ
-// in length.
+// TestL1Selections: every selection reaches the same optimum (their
+// operations are compared on real data in docs/tuning.md).
 func TestL1Selections(t *testing.T) {
 	d := genData(genSpec{seed: 24, rows: 400, feats: 60, density: 0.15, labels: []float64{1, -1}, noise: 0.05})
 	for _, s := range l1Problems {

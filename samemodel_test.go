@@ -138,6 +138,11 @@ func sameModelRuns() []sameModelRun {
 		add(fmt.Sprintf("s=%s/low-d/C=1000/fallback", s.Flag()), low, Params{Problem: s, C: 1000, Eps: 1e-3, Bias: 1, Weights: map[float64]float64{-1: 2}})
 		runs[len(runs)-1].fallback = true
 	}
+	add("s=5/acf", text, Params{Problem: L1SquaredHinge, C: 1, Select: ACF})
+	add("s=5/shrink/B=1/w", text, Params{Problem: L1SquaredHinge, C: 4, Select: Shrink, Bias: 1, Weights: map[float64]float64{-1: 2}})
+	add("s=5/one-vs-rest/float32", to32(multi), Params{Problem: L1SquaredHinge, C: 1, Select: ACFShrink})
+	add("s=6/acf/B=1/R", text, Params{Problem: L1Logistic, C: 2, Bias: 1, UnregularizedBias: true, Select: ACF})
+	add("s=6/uniform/one-vs-rest", multi, Params{Problem: L1Logistic, C: 1, Select: Uniform})
 	add("ww/acf", multi, Params{Problem: WestonWatkins, C: 1})
 	add("ww/uniform/C=10", multi, Params{Problem: WestonWatkins, C: 10, Select: Uniform, Bias: 1})
 	add("cs/acf+shrink", multi, Params{Problem: CrammerSinger, C: 1})
@@ -163,9 +168,9 @@ func sameModelRuns() []sameModelRun {
 
 // TestSameModelEverywhere trains a fixed set of runs (-s 1, 3 and 7 with
 // each selection, a bias, float32 values, one-vs-rest, with and without
-// the fallbacks; the Weston–Watkins and Crammer–Singer SVMs; the LASSO
-// and its path; -s 12, 13 and 21 with each selection, -s 12's Newton
-// switch) and
+// the fallbacks; -s 5 and 6; the Weston–Watkins and Crammer–Singer SVMs;
+// the LASSO and its path; -s 12, 13 and 21 with each selection, -s 12's
+// Newton switch) and
 // compares each model file's SHA-256 with modelHashes: the same seed must
 // give the same bytes on every CPU, architecture and build.
 // go test -run TestSameModelEverywhere -update-models rewrites the file.

@@ -176,7 +176,7 @@ func selections(p Problem) []Selection {
 	case LogisticPrimal, SquaredHingePrimal, SquaredSVRPrimal:
 		return []Selection{ACF} // no coordinate descent: the value is ignored
 	case L1SquaredHinge, L1Logistic:
-		return []Selection{ACF, ACFShrink, Uniform, Shrink, Cyclic}
+		return []Selection{ACFShrink, ACF, Uniform, Shrink, Cyclic}
 	case SquaredSVRDual, SVRDual:
 		return []Selection{ACFShrink, ACF, Uniform, Shrink}
 	case OneClassSVM:

@@ -190,17 +190,17 @@ func (s *LR) outer(gmax float64) (sum, vmax float64) {
 
 // LRResult is what Train reports.
 type LRResult struct {
-	Steps       int64   // inner coordinate steps
-	Epochs      int     // inner epochs
-	Newton      int     // outer iterations
-	Converged   bool    // the stopping rule holds at w
-	Capped      bool    // stopped by MaxNewtonIter or the epoch cap
-	Cancelled   bool    // stopped by Config.Done (Viol then not measured)
-	Viol        float64 // ‖∇^S F(w)‖₁ at the returned w
-	Obj         float64 // F(w)
-	Init        float64 // ‖∇^S F(0)‖₁
-	Tol         float64 // the tolerance on Viol
-	LineSearchs int     // outer iterations whose line search gave up
+	Steps     int64   // inner coordinate steps
+	Epochs    int     // inner epochs
+	Newton    int     // outer iterations
+	Converged bool    // the stopping rule holds at w
+	Capped    bool    // stopped by MaxNewtonIter or the epoch cap
+	Cancelled bool    // stopped by Config.Done (Viol then not measured)
+	Viol      float64 // ‖∇^S F(w)‖₁ at the returned w
+	Obj       float64 // F(w)
+	Init      float64 // ‖∇^S F(0)‖₁
+	Tol       float64 // the tolerance on Viol
+	Stuck     bool    // the line search found no decrease (w is the last point)
 }
 
 // Train runs newGLMNET from w = 0 (after Reset) with stopping tolerance
@@ -265,7 +265,7 @@ func (s *LR) Train(cfg solver.Config, eps float64, seed uint64, progress func(ep
 			break
 		}
 		if !s.lineSearch() {
-			res.LineSearchs++
+			res.Stuck = true
 			break
 		}
 		if epochs <= 1 {
@@ -285,7 +285,7 @@ func (s *LR) lineSearch() bool {
 	for _, j := range s.ws {
 		w, u := s.w[j], s.wpd[j]
 		delta += float64(s.grad[j] * (u - w))
-		if !(j == s.free) {
+		if j != s.free {
 			delta += math.Abs(u) - math.Abs(w)
 		}
 	}
@@ -293,7 +293,7 @@ func (s *LR) lineSearch() bool {
 	for range maxLineSearch {
 		var dreg float64
 		for _, j := range s.ws {
-			if w := s.w[j]; !(j == s.free) {
+			if w := s.w[j]; j != s.free {
 				dreg += math.Abs(w+float64(t*(s.wpd[j]-w))) - math.Abs(w)
 			}
 		}

@@ -35,6 +35,7 @@ type SVC struct {
 
 	pending  int32 // the coordinate of the next step, or −1 (Step's prefetch)
 	eps      float64
+	lastSum  float64     // Σ of the coordinates' last violations, kept step by step
 	first    bool        // in the first batch
 	firstSum compsum.Sum // the first batch's violations
 
@@ -50,6 +51,7 @@ type SVC struct {
 	// (svcloop.go); set after every batch.
 	fewInside    bool
 	branchInside float64
+	sinceCount   int // steps handed out since the last count
 }
 
 // svcCoord is what a step reads and writes of its coordinate, together
@@ -92,8 +94,10 @@ func (s *SVC) Reset(label []float64, pos, cp, cn, eps float64) float64 {
 	}
 	s.pending = -1
 	s.fewInside = false
+	s.sinceCount = s.rows // count after the first batch
 	s.eps = eps
 	s.first = true
+	s.lastSum = 0
 	s.firstSum = compsum.Sum{}
 	s.init, s.tol = math.Inf(1), math.Inf(1)
 	s.PassViol, s.PassObj = math.NaN(), s.loss()
@@ -105,8 +109,16 @@ func (s *SVC) Reset(label []float64, pos, cp, cn, eps float64) float64 {
 // over all coordinates in every selection (ACF's warm-up), and as in
 // liblinear the sum of its violations, each taken before its step, is
 // ‖∇^S F(0)‖₁ of the stopping rule: liblinear's Gnorm1_init.
-func (s *SVC) EndBatch(int, bool) float64 {
-	s.fewInside = float64(s.inside()) <= s.branchInside*float64(s.rows)
+//
+// It also chooses the form of the loops (fewInside), counting the examples
+// inside the margin once the batches since the last count handed out a
+// quarter as many steps as there are examples: the batches of acf+shrink
+// can be much shorter than ℓ.
+func (s *SVC) EndBatch(entries int, _ bool) float64 {
+	if s.sinceCount += entries; 4*s.sinceCount >= s.rows {
+		s.sinceCount = 0
+		s.fewInside = float64(s.inside()) <= s.branchInside*float64(s.rows)
+	}
 	if s.first {
 		s.first = false
 		s.init = s.firstSum.Value()
@@ -151,6 +163,7 @@ func (s *SVC) Step(k, ahead int32, th solver.Thresholds) (viol, gain float64, sh
 		// Most steps leave a weight at 0 there; only one that moves needs
 		// the second derivative, in a second pass over the column.
 		if g = s.slope(idx, val); shrinkable(g, th.Max, s.rows) {
+			s.lastSum -= c.last
 			c.last = 0
 			return 0, 0, true
 		}
@@ -161,6 +174,7 @@ func (s *SVC) Step(k, ahead int32, th solver.Thresholds) (viol, gain float64, sh
 		g, h = s.grad(idx, val)
 	}
 	viol = violation(w, g, free)
+	s.lastSum += viol - c.last
 	c.last = viol
 	if s.first {
 		s.firstSum.Add(viol)
@@ -216,7 +230,16 @@ func (s *SVC) newton(c *svcCoord, w, g, h float64, free bool) float64 {
 // Due decides whether the batch makes the full pass worthwhile
 // (solver.Trigger): the violations of every coordinate at its last step
 // add up to at most the tolerance.
-func (s *SVC) Due(float64) bool { return s.estimate() <= s.tol }
+// The sum is kept up to date step by step (lastSum) and summed anew from
+// the coordinates only when it is near the tolerance: the exact sum costs
+// a read of every coordinate, a batch of acf+shrink may step on a few.
+func (s *SVC) Due(float64) bool {
+	if s.lastSum > 2*s.tol {
+		return false
+	}
+	s.lastSum = s.estimate()
+	return s.lastSum <= s.tol
+}
 
 // Estimate is the estimate of Due, relative as Relative.
 func (s *SVC) Estimate() float64 { return s.Relative(s.estimate()) }
@@ -268,7 +291,9 @@ func (s *SVC) Pass(r *solver.Run, repair bool) bool {
 	for _, k := range s.viols {
 		c := &s.co[k]
 		g, h := s.grad(s.span(c.a, c.b))
-		c.last = violation(c.w, g, k == s.free)
+		v := violation(c.w, g, k == s.free)
+		s.lastSum += v - c.last
+		c.last = v
 		r.Repaired(k, s.newton(c, c.w, g, h, k == s.free))
 		if s.Ops >= s.checkAt {
 			s.checkAt = s.Ops + s.poll
@@ -313,6 +338,7 @@ func (s *SVC) pass(r *solver.Run, poll bool) bool {
 		}
 	}
 	s.PassViol = sum.Value()
+	s.lastSum = s.PassViol
 	s.PassObj = s.Objective()
 	return false
 }

@@ -12,6 +12,7 @@ import "math"
 // the coordinate whose column is idx, val.
 func (s *SVC) grad(idx []int32, val []float64) (g, h float64) {
 	b := s.b
+	val = val[:len(idx)] // one bounds check for the loops' val[k]
 	s.Ops += int64(len(idx))
 	switch {
 	case s.cost != nil:
@@ -46,6 +47,7 @@ func (s *SVC) grad(idx []int32, val []float64) (g, h float64) {
 // the second (a weight at 0 whose |g| ≤ 1 takes no step).
 func (s *SVC) slope(idx []int32, val []float64) float64 {
 	b := s.b
+	val = val[:len(idx)] // one bounds check for the loops' val[k]
 	s.Ops += int64(len(idx))
 	var g float64
 	switch {
@@ -71,6 +73,7 @@ func (s *SVC) slope(idx []int32, val []float64) float64 {
 // curvature returns the generalised second derivative along a column.
 func (s *SVC) curvature(idx []int32, val []float64) float64 {
 	b := s.b
+	val = val[:len(idx)] // one bounds check for the loops' val[k]
 	s.Ops += int64(len(idx))
 	var h float64
 	switch {
@@ -101,6 +104,7 @@ func (s *SVC) curvature(idx []int32, val []float64) float64 {
 // cancellation of two squares).
 func (s *SVC) move(idx []int32, val []float64, d float64) float64 {
 	b := s.b
+	val = val[:len(idx)] // one bounds check for the loops' val[k]
 	s.Ops += int64(len(idx))
 	var dl float64
 	switch {
