@@ -355,6 +355,10 @@ type Result struct {
 	// coordinate descent alone converged (and for -s 5 and 6, which have
 	// none).
 	NewtonSteps int
+	// NewtonFirst: the finisher's first Newton steps were chosen up front
+	// from the data's shape (few features: -s 1 and 7 start with primal
+	// Newton, or take it after one dual epoch), not by a stalling dual.
+	NewtonFirst bool
 	Converged   bool
 	HitEpochCap bool
 	Cancelled   bool

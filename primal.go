@@ -75,6 +75,7 @@ func trainPrimal(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*
 			}
 		}
 		pp.Done, pp.Trace = done, p.trace
+		pp.Polish = true
 		return func(k int) {
 			pt.solve(k, pp, d.Label)
 			for j := range nw {

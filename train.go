@@ -351,6 +351,7 @@ func (dt *dualTraining) solve(k int, dp *dual.Problem, fin *finish.Finisher) {
 	res.Cancelled = r.Cancelled()
 	res.HitEpochCap = r.Capped() && !converged
 	res.NewtonSteps = fin.Steps
+	res.NewtonFirst = fin.Steps > 0 && fin.Upfront()
 	for _, v := range dp.W {
 		if v != 0 {
 			res.NNZW++
@@ -510,6 +511,7 @@ func (res *Result) add(r *Result) {
 	res.Iterations += r.Iterations
 	res.Epochs += r.Epochs
 	res.NewtonSteps += r.NewtonSteps
+	res.NewtonFirst = res.NewtonFirst || r.NewtonFirst
 	res.Operations += r.Operations
 	res.Objective += r.Objective
 	res.Primal += r.Primal

@@ -21,6 +21,12 @@
 //   - whole-process seconds (median of -rounds; acfcd's: Load + Train +
 //     Save) and the ratio liblinear ÷ acfcd.
 //
+// With -spread N it also trains acfcd with seeds 1 to N and liblinear 2.50
+// on N orders of the training rows, and reports the spread of the primal
+// objectives: at liblinear's default -e the coordinate descent solvers
+// stop at points whose objective depends on the path taken, and one run
+// of each tool is one draw (spread.go).
+//
 // The sets come in three lists: binary classification (the sets of
 // bench/liblinear -check, for every classifier and the one-class SVM),
 // multi-class (one-vs-rest and -s 4) and regression (-s 11, 12, 13).
@@ -79,6 +85,7 @@ type options struct {
 	Timeout                                  time.Duration
 	MD, CSV                                  string
 	Quiet                                    bool
+	Spread                                   int
 }
 
 func parse(args []string) (*options, error) {
@@ -104,6 +111,7 @@ func parse(args []string) (*options, error) {
 	fs.StringVar(&o.MD, "md", "", "also write the Markdown report to this file")
 	fs.StringVar(&o.CSV, "csv", "", "write one CSV line per run to this file")
 	fs.BoolVar(&o.Quiet, "q", false, "no progress on stderr")
+	fs.IntVar(&o.Spread, "spread", 0, "also train acfcd with seeds 1 to N and liblinear 2.50 on N orders of the rows, and report the spread of the primal objectives")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -227,6 +235,7 @@ type result struct {
 	agree   float64 // % of held-out rows where acfcd's and 2.50's predictions agree (regression: max |Δ|/scale)
 	metric  [3]float64
 	interop string
+	spread  *spread // -spread
 }
 
 func (o *options) runOne(ws *benchkit.Workspace, sv *solver, set, train, test string, c float64) *result {
@@ -312,6 +321,9 @@ func (o *options) runOne(ws *benchkit.Workspace, sv *solver, set, train, test st
 	if a.status == "ok" && ll.status == "ok" {
 		r.agree = agreement(sv, a.pred, ll.pred)
 		r.interop = o.interop(sv, a, ll, test)
+	}
+	if o.Spread > 0 {
+		o.runSpread(ws, sv, r, train, d, args, params)
 	}
 	return r
 }

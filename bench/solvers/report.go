@@ -118,6 +118,9 @@ func writeMD(w *strings.Builder, o *options, rows []*result) {
 	}
 	fmt.Fprintf(w, "\n%d of %d configurations ok (acfcd's primal at most 1e-6 relative above the best liblinear's, or for the duals its dual objective as good as 2.50's printed one; Result.Primal equal to this command's, model files read both ways with the same predictions).\n", ok, len(rows))
 	fmt.Fprintln(w, "\nheld-out: accuracy % (classifiers), share predicted +1 % (one-class), mean squared error (regression). agree: % of held-out rows predicted alike by acfcd and 2.50 (regression: largest |Δ| over the predictions' range, %).")
+	if o.Spread > 0 {
+		writeSpread(w, o, rows)
+	}
 	fmt.Fprintln(w, "\ninteroperability per configuration:")
 	fmt.Fprintln(w)
 	for _, r := range rows {

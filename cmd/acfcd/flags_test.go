@@ -271,7 +271,7 @@ func TestTrainOutputLines(t *testing.T) {
 					}
 				}
 			}
-			stalled := regexp.MustCompile(`(?m)^the dual stalled: .*\n`)
+			stalled := regexp.MustCompile(`(?m)^(the dual stalled|few features): .*\n`)
 			if !strings.Contains(stalled.ReplaceAllString(out, ""), exp.String()) {
 				t.Errorf("-s %s: output\n%s\nlacks\n%s", tc.s, out, exp.String())
 			}

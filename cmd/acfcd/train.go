@@ -474,9 +474,12 @@ func printBlocks(w io.Writer, p acfcd.Problem, m *acfcd.Model, r *acfcd.Result) 
 func printBlock(w io.Writer, p acfcd.Problem, m *acfcd.Model, b *acfcd.Result) {
 	fmt.Fprintf(w, "optimization finished, #iter = %d\n", b.Epochs)
 	if b.NewtonSteps > 0 {
-		if p == acfcd.HingeDual {
+		switch {
+		case p == acfcd.HingeDual:
 			fmt.Fprintf(w, "the dual stalled: %d interior-point iterations took over, then the full dual KKT check\n", b.NewtonSteps)
-		} else {
+		case b.NewtonFirst:
+			fmt.Fprintf(w, "few features: %d primal Newton steps chosen up front, then the full dual KKT check\n", b.NewtonSteps)
+		default:
 			fmt.Fprintf(w, "the dual stalled: %d primal Newton steps took over, then the full dual KKT check\n", b.NewtonSteps)
 		}
 	}

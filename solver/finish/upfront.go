@@ -80,6 +80,11 @@ func (f *Finisher) upfront() start {
 // with one epoch of dual CD is the switch rule's, due after that epoch.)
 func (f *Finisher) PrimalFirst() bool { return f.start == newtonFirst }
 
+// Upfront reports whether the current subproblem's Newton steps were
+// chosen up front (Newton first, or after one dual epoch), rather than
+// by the switch rule on a stalling dual.
+func (f *Finisher) Upfront() bool { return f.start != dualFirst }
+
 // Primal runs the primal Newton method from the dual's starting point,
 // before any dual CD, and leaves the dual at α from the margins as
 // Finish does; it reports whether that point is worth certifying.

@@ -35,7 +35,19 @@ func (p *Problem) Newton(maxIter int, minRel float64, stop Stop) (steps int, ok 
 			return steps, true
 		}
 		gnorm := p.SetGradient()
-		if stop != nil && stop(steps, fval, gnorm) || steps >= maxIter {
+		if stop != nil && stop(steps, fval, gnorm) {
+			if p.Polish && steps > 0 && steps < maxIter {
+				if f, g, ok := p.chord(ww, fval, gnorm); ok {
+					if stop(steps+1, f, g) {
+						return steps + 1, true
+					}
+					p.unchord()
+					stop(steps, fval, gnorm)
+				}
+			}
+			return steps, true
+		}
+		if steps >= maxIter {
 			return steps, true
 		}
 		if gnorm > 0.5*prev {
@@ -79,6 +91,53 @@ func (p *Problem) Newton(maxIter int, minRel float64, stop Stop) (steps int, ok 
 			prev = gnorm
 		}
 	}
+}
+
+// chord takes one more step from W, whose gradient (norm gnorm, f(W) =
+// fval, ‖w‖² = ww) is fresh, along the Cholesky factor of the last
+// Hessian still in h: no Hessian is formed, and near the optimum the step
+// is nearly Newton's. If the step decreases f it returns f and ‖∇f‖ at
+// the new W (the caller keeps it if its stopping rule still holds, or
+// takes it back by unchord); otherwise W is unchanged.
+func (p *Problem) chord(ww, fval, gnorm float64) (fNew, gNew float64, ok bool) {
+	dim := p.Dim()
+	CholSolve(p.h, dim, -1, p.g, p.s)
+	gs := dot(p.g, p.s)
+	if !(gs < 0) {
+		return 0, 0, false
+	}
+	p.rowProducts(p.s, p.xs, false)
+	ws, ss := p.reg(p.W, p.s), p.reg(p.s, p.s)
+	t, fNew, accepted := p.lineSearch(ww, ws, ss, fval, gs, true)
+	if !accepted || !(fNew < fval) {
+		return 0, 0, false
+	}
+	if len(p.zsave) < p.N {
+		p.zsave = make([]float64, p.N)
+		p.wsave = make([]float64, 2*dim)
+	}
+	copy(p.wsave[:dim], p.W)
+	copy(p.wsave[dim:], p.g)
+	copy(p.zsave, p.z)
+	for j := range p.W {
+		p.W[j] += float64(t * p.s[j])
+	}
+	for i := range p.z {
+		p.z[i] += float64(t * p.xs[i])
+	}
+	gNew = p.SetGradient()
+	if p.Trace != nil {
+		p.Trace("newton chord: f=%.12g |g|=%.4g → %.4g step %.4g ops=%d", fNew, gnorm, gNew, t, p.Ops)
+	}
+	return fNew, gNew, true
+}
+
+// unchord takes back chord's step: W, the margins and ∇f as before it.
+func (p *Problem) unchord() {
+	dim := p.Dim()
+	copy(p.W, p.wsave[:dim])
+	copy(p.g, p.wsave[dim:2*dim])
+	copy(p.z, p.zsave)
 }
 
 // slopeTol: the line search ends once |φ'(t)| ≤ slopeTol·|φ'(0)| (the

@@ -82,6 +82,9 @@ type Problem struct {
 	Done <-chan struct{}
 	// Trace, if set, gets a line per iteration.
 	Trace func(format string, args ...any)
+	// Polish: once the stopping rule of Newton holds, one more step along
+	// the last Hessian's factor (chord), kept if it lowers f and ‖∇f‖.
+	Polish bool
 
 	tune      *solver.Tuning
 	z, xs, dc []float64 // per example: margin, margin of the direction, Hessian weight D_i
@@ -103,7 +106,9 @@ type Problem struct {
 	sums      []float64 // per part: partial sums of the loss (and of its derivatives)
 	gparts    []float64 // parts 1, 2, ...: the gradient's partial sums (dense Newton only)
 	cancelled bool
-	pollAt    int64 // Ops at which the next poll is due
+	pollAt    int64     // Ops at which the next poll is due
+	zsave     []float64 // chord: the margins before its step
+	wsave     []float64 // chord: W and ∇f before its step
 }
 
 // New returns a problem on r with its own buffers (W included); the
