@@ -62,6 +62,15 @@ type Tuning struct {
 	NewtonOpsSVM, NewtonOpsLR float64
 	// NewtonMaxIter caps the dense Newton steps of one switch.
 	NewtonMaxIter int
+	// NewtonDropSum: the dense Newton steps of -s 7 leave out of the
+	// Hessian the examples of least D_i‖x_i‖² that sum to at most this
+	// (H changes by at most that much, and H ≥ I).
+	NewtonDropSum float64
+	// NewtonViolCheck: -s 1 and 7's dense Newton stops once
+	// max_i |x_iᵀ∇P| (the rebuilt dual's largest violation) is at most
+	// eps/4, computed (one pass) once the bound ‖∇P‖·max‖x_i‖ is within
+	// NewtonViolCheck times eps/4 (0: the bound only).
+	NewtonViolCheck float64
 	// PrimalFirstStep, PrimalFirstKappa, PrimalFirstMinNNZ: a subproblem
 	// of -s 1 or 7 with d+1 ≤ NewtonDenseMax and at least
 	// PrimalFirstMinNNZ non-zeros whose dense Newton step costs at most
@@ -194,6 +203,8 @@ func DefaultTuning() Tuning {
 		NewtonOpsSVM:      0.4,
 		NewtonOpsLR:       0.25,
 		NewtonMaxIter:     100,
+		NewtonDropSum:     1,
+		NewtonViolCheck:   4,
 		PrimalFirstStep:   16,
 		PrimalFirstKappa:  0.5,
 		PrimalFirstEpoch:  10,

@@ -267,6 +267,9 @@ func (p *Problem) formHessian() bool {
 		drop = p.tune.HessianDropRel
 		p.rowNorms()
 	}
+	if drop > 0 && p.DropSum > 0 {
+		drop = max(drop, p.dropLevel())
+	}
 	p.hrows, p.hcoef = p.hrows[:0], p.hcoef[:0]
 	var full, changed, active int64
 	for i, di := range p.dc {
@@ -366,6 +369,29 @@ func (p *Problem) formHessian() bool {
 		h[p.NF*dim+p.NF] = 1
 	}
 	return true
+}
+
+// dropLevel returns the largest power of two δ such that the rows with
+// D_i‖x_i‖² < δ sum to at most p.DropSum: leaving them out of H changes
+// it by at most DropSum in norm (their trace), and H ≥ I.
+func (p *Problem) dropLevel() float64 {
+	p.rowNorms()
+	var sums [2100]float64
+	for i, di := range p.dc {
+		v := float64(di * p.xsq[i])
+		if v > 0 {
+			_, e := math.Frexp(v) // v in [2^(e−1), 2^e)
+			sums[min(max(e+1074, 0), len(sums)-1)] += v
+		}
+	}
+	var acc float64
+	for b, v := range sums {
+		if acc+v > p.DropSum {
+			return math.Ldexp(1, b-1074-1)
+		}
+		acc += v
+	}
+	return math.Inf(1)
 }
 
 // rowNorms sets p.xsq to every example's ‖x_i‖² (bias included), once.

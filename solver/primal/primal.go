@@ -85,6 +85,10 @@ type Problem struct {
 	// Polish: once the stopping rule of Newton holds, one more step along
 	// the last Hessian's factor (chord), kept if it lowers f and ‖∇f‖.
 	Polish bool
+	// DropSum: the logistic loss's Hessian leaves out the rows of least
+	// D_i‖x_i‖² that sum to at most DropSum (0: only those below
+	// Tuning.HessianDropRel).
+	DropSum float64
 
 	tune      *solver.Tuning
 	z, xs, dc []float64 // per example: margin, margin of the direction, Hessian weight D_i
@@ -473,4 +477,24 @@ func dot(a, b []float64) float64 {
 		s += float64(a[i] * b[i])
 	}
 	return s
+}
+
+// MaxRowDot returns max_i |vᵀx_i| over the examples (the bias feature
+// included), one pass over the data.
+func (p *Problem) MaxRowDot(v []float64) float64 {
+	p.scanRows()
+	sums := p.partSums()
+	p.Ops += p.RP[p.N] - p.RP[0]
+	p.forParts(func(k, lo, hi int) {
+		var m float64
+		for i := lo; i < hi; i++ {
+			m = max(m, math.Abs(p.dotRow(i, v)))
+		}
+		sums[k] = m
+	})
+	var m float64
+	for _, v := range sums {
+		m = max(m, v)
+	}
+	return m
 }
