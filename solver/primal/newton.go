@@ -165,10 +165,15 @@ const noise = 1e-12
 // linear for the squared losses, so its root is found by Newton's method
 // on φ' within a bracket (bisection when a step leaves it), one pass over
 // the margins per iteration. Armijo's halving remains the fallback.
+//
+// With Lean (the logistic loss), the points after t = 1 evaluate
+// only the derivatives of φ (no logarithm per example) and f once, at
+// the last.
 func (p *Problem) lineSearch(ww, ws, ss, fval, gs float64, longer bool) (t, fNew float64, ok bool) {
 	tol := float64(noise * math.Abs(fval))
+	slopeOnly := false
 	at := func(t float64) (f, d1, d2 float64) {
-		loss, l1, l2 := p.along(t)
+		loss, l1, l2 := p.along(t, !slopeOnly)
 		f = float64(0.5*(ww+float64(2*t*ws)+float64(t*t*ss))) + loss
 		return f, l1 + ws + float64(t*ss), l2 + ss
 	}
@@ -186,6 +191,8 @@ func (p *Problem) lineSearch(ww, ws, ss, fval, gs float64, longer bool) (t, fNew
 	if armijoOK(1, fNew) {
 		best, fBest = 1, fNew
 	}
+	slopeOnly = p.Lean && p.Loss == Logistic
+	moved := false
 	for range 50 {
 		if math.Abs(d1) <= slopeTol*math.Abs(gs) {
 			break
@@ -207,8 +214,18 @@ func (p *Problem) lineSearch(ww, ws, ss, fval, gs float64, longer bool) (t, fNew
 		}
 		t = next
 		fNew, d1, d2 = at(t)
-		if armijoOK(t, fNew) && fNew < fBest {
+		moved = true
+		if !slopeOnly && armijoOK(t, fNew) && fNew < fBest {
 			best, fBest = t, fNew
+		}
+	}
+	if slopeOnly {
+		slopeOnly = false
+		if moved {
+			fNew = float64(0.5*(ww+float64(2*t*ws)+float64(t*t*ss))) + p.lossAt(t)
+			if armijoOK(t, fNew) && fNew < fBest {
+				best, fBest = t, fNew
+			}
 		}
 	}
 	if best > 0 {
@@ -227,7 +244,7 @@ func (p *Problem) lineSearch(ww, ws, ss, fval, gs float64, longer bool) (t, fNew
 
 // along returns the loss at the margins z + t·xs and its first and
 // second derivatives in t, summed by part.
-func (p *Problem) along(t float64) (loss, d1, d2 float64) {
+func (p *Problem) along(t float64, withLoss bool) (loss, d1, d2 float64) {
 	np := p.parts()
 	if cap(p.sums) < 3*np {
 		p.sums = make([]float64, 3*np)
@@ -249,6 +266,20 @@ func (p *Problem) along(t float64) (loss, d1, d2 float64) {
 				}
 			}
 		case Logistic:
+			if !withLoss {
+				for i, zi := range z {
+					m := zi + float64(t*xs[i])
+					e := fmath.Exp(-math.Abs(m))
+					sNeg := 1 / (1 + e) // σ(−m)
+					if m >= 0 {
+						sNeg = e / (1 + e)
+					}
+					c := p.C(lo+i) * xs[i]
+					a -= float64(c * sNeg)
+					b += float64(c * xs[i] * e / ((1 + e) * (1 + e)))
+				}
+				break
+			}
 			for i, zi := range z {
 				m := zi + float64(t*xs[i])
 				e := fmath.Exp(-math.Abs(m))
