@@ -71,6 +71,9 @@ type Tuning struct {
 	// eps/4, computed (one pass) once the bound ‖∇P‖·max‖x_i‖ is within
 	// NewtonViolCheck times eps/4 (0: the bound only).
 	NewtonViolCheck float64
+	// NewtonRayMax: -s 7's dense Newton starts from βW, the minimiser of
+	// the primal along the ray through the dual's W, when β ≤ NewtonRayMax.
+	NewtonRayMax float64
 	// PrimalFirstStep, PrimalFirstKappa, PrimalFirstMinNNZ: a subproblem
 	// of -s 1 or 7 with d+1 ≤ NewtonDenseMax and at least
 	// PrimalFirstMinNNZ non-zeros whose dense Newton step costs at most
@@ -205,6 +208,7 @@ func DefaultTuning() Tuning {
 		NewtonMaxIter:     100,
 		NewtonDropSum:     1,
 		NewtonViolCheck:   4,
+		NewtonRayMax:      0.5,
 		PrimalFirstStep:   16,
 		PrimalFirstKappa:  0.5,
 		PrimalFirstEpoch:  10,

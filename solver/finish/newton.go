@@ -105,6 +105,7 @@ func (f *Finisher) primalNewton(r *solver.Run) int {
 		pp.DropSum = f.t.NewtonDropSum
 		check = f.t.NewtonViolCheck
 		pp.Lean = true
+		pp.RayMax = f.t.NewtonRayMax
 	}
 	// At w the rebuilt dual point is α from the margins and
 	// Σ α_i y_i x_i = w − ∇P, so its violation at i is |x_iᵀ∇P|: the stop

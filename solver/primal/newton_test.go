@@ -282,3 +282,52 @@ func TestMaxRowDot(t *testing.T) {
 }
 
 func sqNorm(x []float64) float64 { return dot(x, x) }
+
+// TestRayScale: a W several times too long is moved to the minimiser of f
+// along its ray (∇fᵀW ≈ 0 there, recomputed independently, and f lower),
+// one only slightly too long is left alone, and Newton from the scaled
+// point still reaches the minimum.
+func TestRayScale(t *testing.T) {
+	d := overlapping(14, 400, 10, 0.6, 0.05, 3)
+	const c = 100
+	g0 := norm(gradient(d, Logistic, c, c, 1, false, make([]float64, d.Features+1)))
+	opt := problem(t, d, Logistic, c, c, 1, nil, 1)
+	if _, ok := opt.Newton(100, 0, func(_ int, _, g float64) bool { return g <= 1e-9*g0 }); !ok {
+		t.Fatal("Cholesky failed")
+	}
+	for _, k := range []float64{1.2, 8} {
+		p := problem(t, d, Logistic, c, c, 1, nil, 1)
+		p.RayMax = 0.5
+		for j, v := range opt.W {
+			p.W[j] = k * v
+		}
+		w0 := append([]float64(nil), p.W...)
+		f0 := objective(d, Logistic, c, c, 1, false, w0)
+		p.SetMargins()
+		ww := dot(p.W, p.W)
+		ww1, f1 := p.rayScale(ww, p.Objective())
+		beta := p.W[0] / w0[0]
+		if k < 2 {
+			if beta != 1 || ww1 != ww {
+				t.Errorf("W %.1f× the optimum: scaled by %g", k, beta)
+			}
+			continue
+		}
+		if !(beta <= 0.5) {
+			t.Fatalf("W %.1f× the optimum: scaled by %g, want ≤ 0.5", k, beta)
+		}
+		if f := objective(d, Logistic, c, c, 1, false, p.W); math.Abs(f-f1) > 1e-9*f || !(f < f0) {
+			t.Errorf("f = %.15g at βW (reported %.15g), %.15g at W", f, f1, f0)
+		}
+		slope := func(w []float64) float64 { return dot(gradient(d, Logistic, c, c, 1, false, w), w0) }
+		if s, s0 := slope(p.W), slope(w0); !(math.Abs(s) <= 0.05*math.Abs(s0)) {
+			t.Errorf("∇fᵀW = %.3g at βW, %.3g at W", s, s0)
+		}
+		if _, ok := p.Newton(100, 0, func(_ int, _, g float64) bool { return g <= 1e-9*g0 }); !ok {
+			t.Fatal("Cholesky failed")
+		}
+		if gn := norm(gradient(d, Logistic, c, c, 1, false, p.W)); !(gn <= 1e-6*g0) {
+			t.Errorf("‖∇f‖ = %.3g after Newton from βW", gn)
+		}
+	}
+}

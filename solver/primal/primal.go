@@ -93,6 +93,9 @@ type Problem struct {
 	// exponential per example in the gradient; the line search's f at its
 	// first and last points only), rounded otherwise than -s 0's.
 	Lean bool
+	// RayMax: the logistic loss's Newton method first moves W to the
+	// minimiser βW of f along its ray if β ≤ RayMax (0: never; rayScale).
+	RayMax float64
 
 	tune      *solver.Tuning
 	z, xs, dc []float64 // per example: margin, margin of the direction, Hessian weight D_i
