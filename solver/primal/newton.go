@@ -325,9 +325,9 @@ func (p *Problem) along(t float64, withLoss bool) (loss, d1, d2 float64) {
 // when β ≤ RayMax: after one dual epoch at large C, W is several times too
 // long, and a Newton step from there is mostly cut back by the line
 // search (w8a, C = 100 and 1000: t = 0.05 and 0.014). It returns ‖W‖²
-// and f at the point kept. One pass over the margins when f decreases
-// along W (β > 1); otherwise Newton's method on φ'(t) for φ(t) =
-// f((1 − t)W) within the bracket (0, 1), as lineSearch, and f at its end.
+// and f at the point kept. With φ(t) = f((1 − t)W): one pass over the
+// margins if β > RayMax, otherwise Newton's method on φ' within the
+// bracket (1 − RayMax, 1), as lineSearch, and f at its end.
 func (p *Problem) rayScale(ww, fval float64) (float64, float64) {
 	for i, z := range p.z {
 		p.xs[i] = -z // the margins of the direction −W
@@ -336,14 +336,16 @@ func (p *Problem) rayScale(ww, fval float64) (float64, float64) {
 		_, l1, l2 := p.along(t, false)
 		return l1 - ww + float64(t*ww), l2 + ww
 	}
-	gs, d2 := slope(0)
-	if !(gs < 0) {
+	// φ' is increasing: φ'(1 − RayMax) < 0 tells that β ≤ RayMax, and
+	// otherwise one pass is all the test costs.
+	t := 1 - p.RayMax
+	d1, d2 := slope(t)
+	if !(d1 < 0) {
 		return ww, fval
 	}
-	lo, hi := 0.0, 1.0
-	t, d1 := 0.0, gs
+	lo, hi, ref := t, 1.0, math.Abs(d1)
 	for range 50 {
-		if math.Abs(d1) <= slopeTol*math.Abs(gs) {
+		if math.Abs(d1) <= slopeTol*ref {
 			break
 		}
 		if d1 < 0 {
