@@ -30,6 +30,9 @@ func TestDefaultTuning(t *testing.T) {
 		"NewtonOpsSVM":     0.4,
 		"NewtonOpsLR":      0.25,
 		"NewtonMaxIter":    100,
+		"NewtonDropSum":    1.0,
+		"NewtonViolCheck":  4.0,
+		"NewtonRayMax":     0.5,
 
 		"PrimalFirstStep":   16.0,
 		"PrimalFirstKappa":  0.5,
