@@ -376,18 +376,16 @@ func (p *Problem) formHessian() bool {
 // it by at most DropSum in norm (their trace), and H ≥ I.
 func (p *Problem) dropLevel() float64 {
 	p.rowNorms()
-	var sums [2100]float64
+	var sums [2048]float64 // by biased exponent: v in [2^(b−1023), 2^(b−1022))
 	for i, di := range p.dc {
-		v := float64(di * p.xsq[i])
-		if v > 0 {
-			_, e := math.Frexp(v) // v in [2^(e−1), 2^e)
-			sums[min(max(e+1074, 0), len(sums)-1)] += v
+		if v := float64(di * p.xsq[i]); v > 0 {
+			sums[math.Float64bits(v)>>52&0x7ff] += v
 		}
 	}
 	var acc float64
 	for b, v := range sums {
 		if acc+v > p.DropSum {
-			return math.Ldexp(1, b-1074-1)
+			return math.Ldexp(1, b-1023)
 		}
 		acc += v
 	}

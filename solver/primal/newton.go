@@ -169,9 +169,10 @@ const noise = 1e-12
 // on φ' within a bracket (bisection when a step leaves it), one pass over
 // the margins per iteration. Armijo's halving remains the fallback.
 //
-// With Lean (the logistic loss), the points after t = 1 evaluate
-// only the derivatives of φ (no logarithm per example) and f once, at
-// the last.
+// With Lean (the logistic loss), if Armijo rejects t = 1, the points
+// after it evaluate only the derivatives of φ (no logarithm per example)
+// and f once, at the last: the first Newton steps from a poor start take
+// 5 to 9 trials.
 func (p *Problem) lineSearch(ww, ws, ss, fval, gs float64, longer bool) (t, fNew float64, ok bool) {
 	tol := float64(noise * math.Abs(fval))
 	slopeOnly := false
@@ -194,7 +195,9 @@ func (p *Problem) lineSearch(ww, ws, ss, fval, gs float64, longer bool) (t, fNew
 	if armijoOK(1, fNew) {
 		best, fBest = 1, fNew
 	}
-	slopeOnly = p.Lean && p.Loss == Logistic
+	// Past an accepted t = 1 the minimiser is mostly one trial away, and
+	// the final f would cost more than the logarithms saved.
+	slopeOnly = p.Lean && p.Loss == Logistic && best == 0
 	moved := false
 	for range 50 {
 		if math.Abs(d1) <= slopeTol*math.Abs(gs) {
