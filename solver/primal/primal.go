@@ -90,8 +90,8 @@ type Problem struct {
 	// Tuning.HessianDropRel).
 	DropSum float64
 	// Lean: the logistic loss's passes take their cheaper forms (one
-	// exponential per example in the gradient; the line search's f at its
-	// first and last points only), rounded otherwise than -s 0's.
+	// exponential per example in the gradient; no f at the line search's
+	// inner trials, lineSearch), rounded otherwise than -s 0's.
 	Lean bool
 	// RayMax: the logistic loss's Newton method first moves W to the
 	// minimiser βW of f along its ray if β ≤ RayMax (0: never; rayScale).
