@@ -1,0 +1,58 @@
+package solver
+
+import "math"
+
+// Budget runs coordinate descent on a problem in budgets of steps, as a
+// local solver of a distributed method does once per round (CoCoA+): one
+// selection lives over all calls, so that the ACF preferences and the
+// scheduler's accumulators learnt in one round carry over to the next,
+// and the warm-up sweep is done once. A budget ends mid-batch, exactly
+// after its last step; no full pass certifies anything (the caller
+// measures the point, e.g. by a duality gap).
+type Budget struct {
+	r *Run
+	s *selection
+}
+
+// NewBudget starts budgeted coordinate descent on p with the selection
+// cfg.Selection seeded by seed. cfg.MaxEpochs, Switch and Eps are not used.
+func NewBudget(p Problem, cfg Config, seed uint64) *Budget {
+	cfg.MaxEpochs = math.MaxInt
+	cfg.Switch = nil
+	r := NewRun(p, cfg)
+	b := &Budget{r: r}
+	if r.n > 0 {
+		b.s = r.newSelection(seed)
+	}
+	return b
+}
+
+// Steps does n more coordinate steps (fewer only if cancelled) and returns
+// the largest violation the last batch saw.
+func (b *Budget) Steps(n int64) (viol float64) {
+	r := b.r
+	if n <= 0 || b.s == nil {
+		return 0
+	}
+	r.stopAt = r.Steps + n
+	r.slowAt = min(r.slowAt, r.stopAt)
+	r.sel = b.s
+	defer func() { r.stopAt, r.sel = 0, nil }()
+	for r.Steps < r.stopAt && !r.Poll() {
+		v, stop := b.s.batch(r)
+		viol = v
+		if r.cfg.AfterBatch != nil && !stop {
+			r.Obj -= r.cfg.AfterBatch()
+		}
+		if !r.stepEpochs {
+			r.epochs++
+		}
+		if stop {
+			break
+		}
+	}
+	return viol
+}
+
+// Run returns the run: its step counter and objective.
+func (b *Budget) Run() *Run { return b.r }
