@@ -152,6 +152,7 @@ type Block struct {
 	v      []float64 // w + σ'Δw during a round
 	moved  []int32
 	start  Sparse
+	rounds int
 }
 
 // NewBlock returns block id of spec over the examples of d (its rows; its
@@ -228,6 +229,7 @@ func (b *Block) Round(w []float64, steps int64) Update {
 	before := b.run.Run().Steps
 	b.run.Steps(steps)
 	u := Update{Block: b.ID, Steps: b.run.Run().Steps - before}
+	b.rounds++
 	b.moved = b.moved[:0]
 	p.AddDelta(b.alpha0, b.dw, func(i int32) { b.moved = append(b.moved, i) })
 	// Gather the non-zeros of Δw by the rows that moved, clearing the
@@ -255,3 +257,48 @@ func (b *Block) Alpha() []float64 { return b.p.Alpha }
 
 // ErrEmpty is returned for data without examples.
 var ErrEmpty = errors.New("cocoa: no examples")
+
+// State is a block's state between rounds: what a block rebuilt from its
+// examples in another process needs to go on as if it had stayed (but
+// for the ACF scheduler's credits and random stream, which start anew).
+type State struct {
+	Alpha  []float64
+	AlphaC []float64 // -s 7: C_i − α_i, kept apart for precision
+	Pref   []float32 // the ACF preferences; nil for the other selections
+	Rbar   float64
+	Warm   bool  // the ACF warm-up has ended
+	Steps  int64 // coordinate steps so far
+	Rounds int   // rounds taken
+}
+
+// State returns a copy of the block's state.
+func (b *Block) State() State {
+	st := State{Alpha: append([]float64(nil), b.p.Alpha...), Steps: b.run.Run().Steps, Rounds: b.rounds}
+	if b.p.AlphaC != nil {
+		st.AlphaC = append([]float64(nil), b.p.AlphaC...)
+	}
+	if pr := b.run.Prefs(); pr != nil {
+		st.Pref, st.Rbar, st.Warm = pr.State()
+	}
+	return st
+}
+
+// Restore sets the block's state to st, taken from a block over the same
+// examples and Spec.
+func (b *Block) Restore(st State) error {
+	p := b.p
+	if len(st.Alpha) != p.N || (p.AlphaC != nil) != (st.AlphaC != nil) || st.AlphaC != nil && len(st.AlphaC) != p.N {
+		return fmt.Errorf("cocoa: block %d: a state of %d examples for %d", b.ID, len(st.Alpha), p.N)
+	}
+	if pr := b.run.Prefs(); pr != nil && st.Pref != nil {
+		if err := pr.Restore(st.Pref, st.Rbar, st.Warm); err != nil {
+			return fmt.Errorf("cocoa: block %d: %v", b.ID, err)
+		}
+		b.run.Resumed()
+	}
+	copy(p.Alpha, st.Alpha)
+	copy(p.AlphaC, st.AlphaC)
+	b.run.Run().Steps = st.Steps
+	b.rounds = st.Rounds
+	return nil
+}

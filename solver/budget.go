@@ -1,6 +1,10 @@
 package solver
 
-import "math"
+import (
+	"math"
+
+	"github.com/acfcd/acfcd/acf"
+)
 
 // Budget runs coordinate descent on a problem in budgets of steps, as a
 // local solver of a distributed method does once per round (CoCoA+): one
@@ -56,3 +60,21 @@ func (b *Budget) Steps(n int64) (viol float64) {
 
 // Run returns the run: its step counter and objective.
 func (b *Budget) Run() *Run { return b.r }
+
+// Prefs returns the ACF preferences of the selection, or nil for the
+// selections without them.
+func (b *Budget) Prefs() *acf.Prefs {
+	if b.s == nil || !b.s.acf {
+		return nil
+	}
+	return b.s.prefs
+}
+
+// Resumed tells the selection that its state was restored (Prefs().Restore)
+// from an earlier run: an ACF selection whose preferences have left the
+// warm-up then skips its uniform warm-up sweep.
+func (b *Budget) Resumed() {
+	if p := b.Prefs(); p != nil && p.Warm() {
+		b.s.warm = false
+	}
+}
