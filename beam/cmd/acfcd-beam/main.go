@@ -136,8 +136,8 @@ func train(args []string, stderr io.Writer) int {
 		dir = d
 	}
 	cfg := pipeline.Config{
-		Spec:    cocoa.Spec{Problem: problem, C: *c, Bias: *bias, Select: selection, Seed: *seed},
-		Data:    data, WorkDir: dir, Runner: *runners.Runner, Workers: *workers,
+		Spec: cocoa.Spec{Problem: problem, C: *c, Bias: *bias, Select: selection, Seed: *seed},
+		Data: data, WorkDir: dir, Runner: *runners.Runner, Workers: *workers,
 		Epochs: *epochs, MaxRounds: *rounds, Gap: *gap, RelGap: *eps,
 	}
 	if !*quiet {
