@@ -29,3 +29,25 @@ func (p *Prefs) Restore(pref []float32, rbar float64, warm bool) error {
 	}
 	return nil
 }
+
+// Credits returns a copy of the scheduler's credits a_i: the fractions of
+// visits each coordinate has earned and not yet been given. Restoring them
+// with the preferences (SetCredits) keeps the frequencies of coordinates
+// whose preference earns less than one visit per sweep; fresh credits
+// would never give them one.
+func (s *Scheduler) Credits() []float32 { return append([]float32(nil), s.acc[:s.n]...) }
+
+// SetCredits sets the credits to a (copied), as returned by Credits of a
+// scheduler of the same length.
+func (s *Scheduler) SetCredits(a []float32) error {
+	if len(a) != s.n {
+		return fmt.Errorf("acf: %d credits restored, want %d", len(a), s.n)
+	}
+	for i, v := range a {
+		if !(float64(v) >= 2*floor && float64(v) < 1) {
+			return fmt.Errorf("acf: credit %d is %g, outside [%g, 1)", i, v, floor)
+		}
+	}
+	copy(s.acc, a)
+	return nil
+}

@@ -260,11 +260,13 @@ var ErrEmpty = errors.New("cocoa: no examples")
 
 // State is a block's state between rounds: what a block rebuilt from its
 // examples in another process needs to go on as if it had stayed (but
-// for the ACF scheduler's credits and random stream, which start anew).
+// for the random stream of the local selection, which a Spec.Seed of its
+// own for each round should renew).
 type State struct {
 	Alpha  []float64
 	AlphaC []float64 // -s 7: C_i − α_i, kept apart for precision
 	Pref   []float32 // the ACF preferences; nil for the other selections
+	Credit []float32 // the ACF scheduler's credits
 	Rbar   float64
 	Warm   bool  // the ACF warm-up has ended
 	Steps  int64 // coordinate steps so far
@@ -279,6 +281,7 @@ func (b *Block) State() State {
 	}
 	if pr := b.run.Prefs(); pr != nil {
 		st.Pref, st.Rbar, st.Warm = pr.State()
+		st.Credit = b.run.Scheduler().Credits()
 	}
 	return st
 }
@@ -293,6 +296,11 @@ func (b *Block) Restore(st State) error {
 	if pr := b.run.Prefs(); pr != nil && st.Pref != nil {
 		if err := pr.Restore(st.Pref, st.Rbar, st.Warm); err != nil {
 			return fmt.Errorf("cocoa: block %d: %v", b.ID, err)
+		}
+		if st.Credit != nil {
+			if err := b.run.Scheduler().SetCredits(st.Credit); err != nil {
+				return fmt.Errorf("cocoa: block %d: %v", b.ID, err)
+			}
 		}
 		b.run.Resumed()
 	}

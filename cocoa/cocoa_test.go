@@ -2,6 +2,7 @@ package cocoa
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -162,5 +163,37 @@ func TestSpecErrors(t *testing.T) {
 	}
 	if l, _ := Labels([]float64{-1}, []float64{1, -1}); l[0] != 1 {
 		t.Errorf("-1 then +1: %v, want +1 first as liblinear", l)
+	}
+}
+
+// A block rebuilt from the same examples and restored from a state has
+// that state: α, the preferences, r̄, the credits and the counters.
+func TestStateRoundTrip(t *testing.T) {
+	d := testData()
+	labels, _ := Labels(nil, d.Label)
+	for _, p := range []acfcd.Problem{acfcd.HingeDual, acfcd.LogisticDual} {
+		spec := Spec{Problem: p, C: 1, K: 2, Features: d.Features, Labels: labels}
+		part := Partition(d, 2)[1]
+		b, _ := NewBlock(spec, 1, part)
+		w := make([]float64, spec.Dim())
+		b.Start().AddTo(w)
+		for range 3 {
+			b.Round(w, 500).DW.AddTo(w)
+		}
+		st := b.State()
+		if st.Pref == nil || st.Credit == nil || !st.Warm || st.Rounds != 3 || st.Steps != 1500 {
+			t.Fatalf("%v: state %v prefs, %v credits, warm %v, %d rounds, %d steps", p, st.Pref != nil, st.Credit != nil, st.Warm, st.Rounds, st.Steps)
+		}
+		b2, _ := NewBlock(spec, 1, part)
+		if err := b2.Restore(st); err != nil {
+			t.Fatal(err)
+		}
+		if got := b2.State(); fmt.Sprint(got) != fmt.Sprint(st) {
+			t.Errorf("%v: restored state differs", p)
+		}
+		st.Alpha = st.Alpha[1:]
+		if err := b2.Restore(st); err == nil || !strings.Contains(err.Error(), "a state of") {
+			t.Errorf("%v: a state of the wrong length: %v", p, err)
+		}
 	}
 }

@@ -78,3 +78,13 @@ func (b *Budget) Resumed() {
 		b.s.warm = false
 	}
 }
+
+// Scheduler returns the ACF scheduler of the selection (its credits are
+// part of the state that Prefs alone does not keep), or nil for the
+// selections without one.
+func (b *Budget) Scheduler() *acf.Scheduler {
+	if b.s == nil || !b.s.acf {
+		return nil
+	}
+	return b.s.sched
+}

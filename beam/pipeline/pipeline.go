@@ -45,6 +45,7 @@ import (
 	"strings"
 
 	"github.com/acfcd/acfcd/cocoa"
+	"github.com/acfcd/acfcd/internal/mix"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -256,6 +257,8 @@ func (f *roundFn) ProcessElement(ctx context.Context, k int) error {
 	if err := json.Unmarshal([]byte(f.Spec), &spec); err != nil {
 		return err
 	}
+	// Each round its own random stream (shuffles), the same on a retry.
+	spec.Seed = mix.Seed(spec.Seed, uint64(f.Round)+1)
 	d, err := loadBlock(ctx, f.WorkDir, k, f.Shards, spec.Features)
 	if err != nil {
 		return err
@@ -290,7 +293,7 @@ func (f *roundFn) ProcessElement(ctx context.Context, k int) error {
 		u.Index, u.Value, u.Steps = up.DW.Index, up.DW.Value, up.Steps
 	}
 	st := b.State()
-	u.StateBytes = 8*int64(len(st.Alpha)+len(st.AlphaC)) + 4*int64(len(st.Pref))
+	u.StateBytes = 8*int64(len(st.Alpha)+len(st.AlphaC)) + 4*int64(len(st.Pref)+len(st.Credit))
 	next := f.Round + 1
 	if f.Init {
 		next = 0

@@ -40,6 +40,7 @@ type options struct {
 	stopRel   bool
 	reps      int
 	procs     int
+	eval      []string
 }
 
 func main() { benchkit.Main("cocoa", parse, run) }
@@ -60,10 +61,12 @@ func parse(args []string) (options, error) {
 	fs.IntVar(&o.maxRounds, "max-rounds", 500, "cap on the rounds")
 	fs.IntVar(&o.reps, "reps", 1, "runs per configuration for the median seconds")
 	fs.IntVar(&o.procs, "procs", 0, "goroutines running the blocks (0: GOMAXPROCS)")
+	ev := fs.String("eval", "", "comma-separated model files: print the primal objective of each on -data (-s, -c) and stop")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	o.data = benchkit.SplitList(*data)
+	o.eval = benchkit.SplitList(*ev)
 	if len(o.data) == 0 {
 		return o, fmt.Errorf("-data is required")
 	}
@@ -105,6 +108,9 @@ func median(x []float64) float64 {
 }
 
 func run(o options) error {
+	if len(o.eval) > 0 {
+		return evaluate(o)
+	}
 	ctx := context.Background()
 	for _, path := range o.data {
 		d, err := acfcd.Load(path, acfcd.Options{})
@@ -165,6 +171,57 @@ func run(o options) error {
 						relRound, relSteps, bytes/int64(len(sim.Rounds)), median(secs), median(cpus))
 				}
 			}
+		}
+		d.Close()
+	}
+	return nil
+}
+
+// evaluate prints the primal objective ½‖w‖² + C Σ_i loss(y_i wᵀx_i) of
+// each model on each data file, from the model file and the data alone.
+func evaluate(o options) error {
+	for _, path := range o.data {
+		d, err := acfcd.Load(path, acfcd.Options{})
+		if err != nil {
+			return err
+		}
+		for _, mp := range o.eval {
+			m, err := acfcd.LoadModel(mp)
+			if err != nil {
+				return err
+			}
+			if m.NrW != 1 {
+				return fmt.Errorf("%s: %d weight vectors, want a binary model", mp, m.NrW)
+			}
+			var ww, loss float64
+			for _, v := range m.W {
+				ww += v * v
+			}
+			out := []float64{0}
+			for i := range d.Rows {
+				idx, val := d.Row(i)
+				m.Decision(idx, val, out)
+				y := -1.0
+				if d.Label[i] == m.Labels[0] {
+					y = 1
+				}
+				mg := y * out[0]
+				switch o.problem {
+				case acfcd.SquaredHingeDual:
+					if h := 1 - mg; h > 0 {
+						loss += h * h
+					}
+				case acfcd.HingeDual:
+					loss += max(0, 1-mg)
+				case acfcd.LogisticDual:
+					if mg > 0 {
+						loss += math.Log1p(math.Exp(-mg))
+					} else {
+						loss += -mg + math.Log1p(math.Exp(mg))
+					}
+				}
+			}
+			fmt.Printf("data=%s model=%s s=%s c=%g primal=%.10g\n", filepath.Base(path), mp, o.problem.Flag(), o.c, ww/2+o.c*loss)
 		}
 		d.Close()
 	}

@@ -32,6 +32,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -51,6 +52,21 @@ import (
 )
 
 const usage = "usage: acfcd-beam train [-s 1|3|7] [-c C] [-e eps] [-B bias] [-q] --runner prism|flink|spark|dataflow --workers K [--rounds R] DATA MODEL\n"
+
+var (
+	s       = flag.String("s", "1", "solver: 1 (L2-loss SVC dual), 3 (L1-loss SVC dual), 7 (logistic regression dual)")
+	c       = flag.Float64("c", 1, "cost C")
+	eps     = flag.Float64("e", 0.001, "stop at a duality gap of at most eps times the primal objective")
+	bias    = flag.Float64("B", -1, "if > 0, every example gets a bias feature of this value")
+	quiet   = flag.Bool("q", false, "quiet: no line per round")
+	workers = flag.Int("workers", 0, "number of blocks K (local solvers)")
+	rounds  = flag.Int("rounds", 100, "the most rounds")
+	epochs  = flag.Float64("epochs", 1, "local steps per round, in epochs of a block")
+	gap     = flag.Float64("gap", 0, "stop at this absolute duality gap as well")
+	sel     = flag.String("select", "acf", "local coordinate selection")
+	seed    = flag.Uint64("seed", 0, "seed of the local selections (0: acfcd's default)")
+	workdir = flag.String("workdir", "", "directory for the state between rounds (default: temporary)")
+)
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "train" {
@@ -73,22 +89,18 @@ func train(args []string, stderr io.Writer) int {
 	fs := flag.CommandLine
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
-	s := fs.String("s", "1", "solver: 1 (L2-loss SVC dual), 3 (L1-loss SVC dual), 7 (logistic regression dual)")
-	c := fs.Float64("c", 1, "cost C")
-	eps := fs.Float64("e", 0.001, "stop at a duality gap of at most eps times the primal objective")
-	bias := fs.Float64("B", -1, "if > 0, every example gets a bias feature of this value")
-	quiet := fs.Bool("q", false, "quiet: no line per round")
-	workers := fs.Int("workers", 0, "number of blocks K (local solvers)")
-	rounds := fs.Int("rounds", 100, "the most rounds")
-	epochs := fs.Float64("epochs", 1, "local steps per round, in epochs of a block")
-	gap := fs.Float64("gap", 0, "stop at this absolute duality gap as well")
-	sel := fs.String("select", "acf", "local coordinate selection")
-	seed := fs.Uint64("seed", 0, "seed of the local selections (0: acfcd's default)")
-	workdir := fs.String("workdir", "", "directory for the state between rounds (default: temporary)")
+	// Every call starts from the defaults (tests call train repeatedly).
+	for _, name := range []string{"s", "c", "e", "B", "q", "workers", "rounds", "epochs", "gap", "select", "seed", "workdir", "runner"} {
+		f := fs.Lookup(name)
+		f.Value.Set(f.DefValue)
+	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	beam.Init()
+	// Prism logs every job at level INFO: only its warnings and errors
+	// are kept beside the line per round.
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if fs.NArg() != 2 {
 		fmt.Fprint(stderr, usage)
 		return 2
