@@ -43,6 +43,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/acfcd/acfcd/cocoa"
 	"github.com/acfcd/acfcd/internal/mix"
@@ -316,8 +317,51 @@ func budget(epochs float64, n int) int64 {
 	return s
 }
 
+// blocks caches the examples of the blocks this process has read: the
+// files of a block are written once, by Split, and never change, so a
+// worker that runs the same block in the next round (Prism always does;
+// a cluster's long-lived workers often) skips reading and decoding them.
+// Only the state, read every round, carries anything from round to round.
+var blocks struct {
+	sync.Mutex
+	m map[string]*dataio.Dataset
+}
+
 // loadBlock reads block k's pieces of every shard, in shard order.
 func loadBlock(ctx context.Context, dir string, k, shards, features int) (*dataio.Dataset, error) {
+	key := fmt.Sprintf("%s\x00%d\x00%d\x00%d", dir, k, shards, features)
+	blocks.Lock()
+	d := blocks.m[key]
+	blocks.Unlock()
+	if d != nil {
+		return d, nil
+	}
+	d, err := readBlock(ctx, dir, k, shards, features)
+	if err != nil {
+		return nil, err
+	}
+	blocks.Lock()
+	if blocks.m == nil {
+		blocks.m = map[string]*dataio.Dataset{}
+	}
+	blocks.m[key] = d
+	blocks.Unlock()
+	return d, nil
+}
+
+// forget drops the cached blocks of dir (Train's end: the directory may
+// be reused for other data).
+func forget(dir string) {
+	blocks.Lock()
+	defer blocks.Unlock()
+	for key := range blocks.m {
+		if strings.HasPrefix(key, dir+"\x00") {
+			delete(blocks.m, key)
+		}
+	}
+}
+
+func readBlock(ctx context.Context, dir string, k, shards, features int) (*dataio.Dataset, error) {
 	d := &dataio.Dataset{Features: features, RowPtr: []int64{0}, Source: fmt.Sprintf("block %d", k)}
 	for s := range shards {
 		var pc blockPiece

@@ -111,6 +111,8 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	forget(cfg.WorkDir) // blocks of an earlier Train on this directory
+	defer forget(cfg.WorkDir)
 	spec := cfg.Spec
 	spec.K = cfg.Workers
 	var labels []float64
