@@ -8,6 +8,12 @@
 //
 //	go run ./bench/cocoa -data /tmp/d/debian-desc.binary -s 1 -c 1 -k 1,2,4,8,16 -epochs 0.5,1,4
 //
+// -trace N adds a line every N rounds (gap, primal, dual, steps).
+// -textbook S runs, instead of package cocoa, CoCoA+ as Ma et al. (2015)
+// state it, written out plainly (-s 1 and 3; S sweeps in random order over
+// each block's local subproblem per round): the rounds of the method itself, to
+// compare with the blocks' at a large local budget.
+//
 // Rounds and steps are deterministic; seconds are medians of -reps runs,
 // with the process CPU seconds of the same runs (the blocks of a round run
 // on -procs goroutines).
@@ -41,6 +47,8 @@ type options struct {
 	reps      int
 	procs     int
 	eval      []string
+	trace     int
+	textbook  int
 }
 
 func main() { benchkit.Main("cocoa", parse, run) }
@@ -61,6 +69,8 @@ func parse(args []string) (options, error) {
 	fs.IntVar(&o.maxRounds, "max-rounds", 500, "cap on the rounds")
 	fs.IntVar(&o.reps, "reps", 1, "runs per configuration for the median seconds")
 	fs.IntVar(&o.procs, "procs", 0, "goroutines running the blocks (0: GOMAXPROCS)")
+	fs.IntVar(&o.trace, "trace", 0, "print a line every this many rounds (0: none)")
+	fs.IntVar(&o.textbook, "textbook", 0, "run plain CoCoA+ with this many local sweeps per round instead (-s 1, 3)")
 	ev := fs.String("eval", "", "comma-separated model files: print the primal objective of each on -data (-s, -c) and stop")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -111,6 +121,9 @@ func run(o options) error {
 	if len(o.eval) > 0 {
 		return evaluate(o)
 	}
+	if o.textbook > 0 {
+		return runTextbook(o)
+	}
 	ctx := context.Background()
 	for _, path := range o.data {
 		d, err := acfcd.Load(path, acfcd.Options{})
@@ -154,6 +167,9 @@ func run(o options) error {
 							Progress: func(r cocoa.Round) {
 								if relRound < 0 && r.Gap <= o.rel*math.Abs(r.Primal) {
 									relRound, relSteps = r.Round, r.Steps
+								}
+								if o.trace > 0 && r.Round%o.trace == 0 {
+									traceLine(name, k, ep, sel.String(), r.Round, r.Gap, r.Primal, r.Dual, r.Steps)
 								}
 							}})
 						if err != nil {
