@@ -13,6 +13,8 @@
 // state it, written out plainly (-s 1 and 3; S sweeps in random order over
 // each block's local subproblem per round): the rounds of the method itself, to
 // compare with the blocks' at a large local budget.
+// -modes R prints, after R rounds, where the K blocks' errors against the
+// optimum lie: whether they cancel in w, and on which features.
 //
 // Rounds and steps are deterministic; seconds are medians of -reps runs,
 // with the process CPU seconds of the same runs (the blocks of a round run
@@ -49,6 +51,7 @@ type options struct {
 	eval      []string
 	trace     int
 	textbook  int
+	modes     int
 }
 
 func main() { benchkit.Main("cocoa", parse, run) }
@@ -71,6 +74,7 @@ func parse(args []string) (options, error) {
 	fs.IntVar(&o.procs, "procs", 0, "goroutines running the blocks (0: GOMAXPROCS)")
 	fs.IntVar(&o.trace, "trace", 0, "print a line every this many rounds (0: none)")
 	fs.IntVar(&o.textbook, "textbook", 0, "run plain CoCoA+ with this many local sweeps per round instead (-s 1, 3)")
+	fs.IntVar(&o.modes, "modes", 0, "after this many rounds, print where the blocks' errors against one block's optimum lie (K ≥ 2; first -epochs and -select)")
 	ev := fs.String("eval", "", "comma-separated model files: print the primal objective of each on -data (-s, -c) and stop")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -123,6 +127,9 @@ func run(o options) error {
 	}
 	if o.textbook > 0 {
 		return runTextbook(o)
+	}
+	if o.modes > 0 {
+		return runModes(o)
 	}
 	ctx := context.Background()
 	for _, path := range o.data {
