@@ -226,6 +226,9 @@ func (b *Block) Round(w []float64, steps int64) Update {
 	copy(b.v, w)
 	p.W = b.v
 	copy(b.alpha0, p.Alpha)
+	// The subproblem is new (its linear term is the new w): shrinking
+	// decisions made in the last round no longer hold.
+	b.run.Moved()
 	before := b.run.Run().Steps
 	b.run.Steps(steps)
 	u := Update{Block: b.ID, Steps: b.run.Run().Steps - before}

@@ -68,7 +68,8 @@ func objectives(spec Spec, parts []*acfcd.Dataset, blocks []*Block) (w, scale []
 // coupling that makes CoCoA+'s rounds slow on kdd-shaped data) reach a
 // duality gap of 1e-6·P, recomputed from the data and α alone; after every
 // round the shared w is Σ_i α_i y_i x_i recomputed from α, and the gap the
-// blocks report is the recomputed one.
+// blocks report is the recomputed one. (The rounds are many for this small
+// problem: see TestBlockErrorsCancelOnSharedFeatures.)
 func TestTwoBlocksReachTinyGap(t *testing.T) {
 	d := synth.Text(synth.TextConfig{Rows: 200, Features: 300, MeanNNZ: 10, Informative: 20, Noise: 0.05, Seed: 11})
 	labels, err := Labels(nil, d.Label)
@@ -84,7 +85,13 @@ func TestTwoBlocksReachTinyGap(t *testing.T) {
 		{acfcd.HingeDual, 1000},
 		{acfcd.LogisticDual, 200},
 	} {
-		for _, sel := range []acfcd.Selection{solver.ACF, solver.Uniform} {
+		// With the shrinking selections, shrinking decisions made against
+		// one round's w must not outlive the round: kept, -s 3 with
+		// acf+shrink stopped at a gap of 1.7e-3·P.
+		for _, sel := range []acfcd.Selection{solver.ACF, solver.Uniform, solver.ACFShrink, solver.Shrink} {
+			if c.p == acfcd.LogisticDual && (sel == solver.ACFShrink || sel == solver.Shrink) {
+				continue // nothing to shrink: Spec runs acf and uniform
+			}
 			spec := Spec{Problem: c.p, C: 0.5, Bias: 1, K: 2, Features: d.Features, Labels: labels, Select: sel}
 			var blocks []*Block
 			w := make([]float64, spec.Dim())

@@ -58,6 +58,23 @@ func (b *Budget) Steps(n int64) (viol float64) {
 	return viol
 }
 
+// Moved tells the selection that the problem's point was moved from
+// outside the run (a new round's shared w): liblinear's shrinking
+// decisions and thresholds were made against the old point and are
+// dropped, every coordinate active again. Kept, a coordinate shrunk in one
+// round would never be stepped on again, whatever later rounds do to its
+// gradient. The ACF preferences stay.
+func (b *Budget) Moved() {
+	s := b.s
+	switch {
+	case s == nil:
+	case s.kind == Shrink:
+		s.active, s.th = b.r.n, noShrink
+	case s.shrinking:
+		s.unshrinkAll(b.r)
+	}
+}
+
 // Run returns the run: its step counter and objective.
 func (b *Budget) Run() *Run { return b.r }
 
