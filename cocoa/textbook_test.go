@@ -13,7 +13,7 @@ import (
 // textbook is CoCoA+ as Ma et al. (2015) state it, written out plainly for
 // the SVM duals (-s 1, -s 3) with a bias feature: example i in block
 // i mod K, every round each block minimises its local subproblem
-// wᵀX_kΔ + (K/2)‖X_kΔ‖² + Σ_{i∈k} ℓ*_i(α_i + Δ_i) by sweeps cyclic
+// wᵀX_kΔ + (K/2)‖X_kΔ‖² + Σ_{i∈k} ℓ*_i(α_i + Δ_i) by `sweeps` cyclic
 // coordinate sweeps from the shared w, and the K updates are added. It
 // returns the duality gap before every round (rounds+1 values).
 func textbook(d *acfcd.Dataset, pos float64, loss acfcd.Problem, C, bias float64, K, rounds, sweeps int) []float64 {
