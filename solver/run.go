@@ -145,6 +145,7 @@ type Run struct {
 	cancelled    bool
 	capped       bool
 	switching    bool
+	stopAt       int64 // > 0: Budget's step at which the batches stop
 
 	sel *selection // the selection of the running Solve, nil between
 	rng *rand.Rand // liblinear's shrinking shuffles, over all Solves
@@ -322,7 +323,7 @@ func (r *Run) Done() <-chan struct{} { return r.cfg.Done }
 // slow runs the rare checks: cancellation and, for step-counted epochs,
 // the end of an epoch (progress, switch, cap). It returns true to stop.
 func (r *Run) slow(viol float64) bool {
-	if r.Poll() {
+	if r.Poll() || r.stopAt > 0 && r.Steps >= r.stopAt {
 		return true
 	}
 	if r.stepEpochs {
@@ -341,6 +342,9 @@ func (r *Run) slow(viol float64) bool {
 		r.slowAt = min(r.Steps+r.every, r.epochAt)
 	} else {
 		r.slowAt = r.Steps + r.every
+	}
+	if r.stopAt > 0 {
+		r.slowAt = min(r.slowAt, r.stopAt)
 	}
 	return false
 }

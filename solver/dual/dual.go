@@ -105,13 +105,14 @@ type Problem struct {
 	chunks                []solver.Chunk
 	innerEps, innerEpsMin float64 // logistic: liblinear's adapted inner tolerance
 	newtonIters           int64
+	sigma                 float64 // the scale of the quadratic term: 1, or CoCoA+'s σ' (local.go)
 }
 
 // New returns a problem on sh with its own buffers. w, if not nil, is the
 // weight vector (len NF+1): a binary problem trains straight into the
 // model's slice, so that at kdd scale the weights are not held twice.
 func New(sh *Data, loss Loss, eps float64, w []float64, pool *procs.Pool, t *solver.Tuning) *Problem {
-	p := &Problem{Data: sh, Loss: loss, Eps: eps, Pool: pool, tune: t}
+	p := &Problem{Data: sh, Loss: loss, Eps: eps, Pool: pool, tune: t, sigma: 1}
 	if w == nil {
 		w = make([]float64, sh.NF+1)
 	}
@@ -296,7 +297,7 @@ func (p *Problem) PG(i int32, G float64) float64 {
 // gradient G and returns the decrease of f, −(G d + ½ Q_ii d²).
 func (p *Problem) svmMove(i int32, G float64) float64 {
 	c := (p.Y[i] + 1) >> 1
-	q := p.Qii(i) + p.Diag[c]
+	q := float64(p.sigma*p.Qii(i)) + p.Diag[c]
 	a := p.Alpha[i]
 	var na float64
 	if q > 0 {
@@ -309,6 +310,6 @@ func (p *Problem) svmMove(i int32, G float64) float64 {
 		return 0
 	}
 	p.Alpha[i] = na
-	p.AxpyRow(d*float64(p.Y[i]), i, p.W)
+	p.AxpyRow(float64(p.sigma*d)*float64(p.Y[i]), i, p.W)
 	return -(float64(G*d) + float64(0.5*q*d*d))
 }

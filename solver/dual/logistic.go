@@ -31,7 +31,7 @@ import (
 func (p *Problem) lrStep(i int32, wx float64) (viol, gain float64) {
 	yf := float64(p.Y[i])
 	C := p.UB[(p.Y[i]+1)>>1]
-	a := p.Qii(i)
+	a := float64(p.sigma * p.Qii(i))
 	b := float64(yf * wx)
 	al, ac := p.Alpha[i], p.AlphaC[i]
 	g0 := b + fmath.Log(al/ac) // ∂f/∂α_i
@@ -90,7 +90,7 @@ func (p *Problem) lrStep(i int32, wx float64) (viol, gain float64) {
 	} else {
 		p.AlphaC[i], p.Alpha[i] = z, C-z
 	}
-	p.AxpyRow(sign*d*yf, i, p.W)
+	p.AxpyRow(p.sigma*sign*d*yf, i, p.W)
 	return viol, -lrDelta(d, z0, u0, a, sign*g0)
 }
 

@@ -1,0 +1,196 @@
+package cocoa
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"time"
+
+	dataio "github.com/acfcd/acfcd/io"
+)
+
+// Partition returns the K blocks of d: example i goes to block i mod K,
+// so that every block sees the file's mix of classes and lengths.
+func Partition(d *dataio.Dataset, k int) []*dataio.Dataset {
+	out := make([]*dataio.Dataset, k)
+	for b := range out {
+		var rows []int
+		for i := b; i < d.Rows; i += k {
+			rows = append(rows, i)
+		}
+		out[b] = d.Subset(rows)
+	}
+	return out
+}
+
+// Options configure Simulate.
+type Options struct {
+	// Epochs is the local budget of a round in epochs of the block: a
+	// block of n_k examples takes ⌈Epochs·n_k⌉ coordinate steps. 0 means 1.
+	Epochs float64
+	// Gap stops at the first round whose duality gap is at most Gap
+	// (absolute, in the units of liblinear's objectives); 0 means 1e-3.
+	Gap float64
+	// RelGap > 0 stops too at the first round whose gap is at most RelGap
+	// times the primal objective (which then exceeds the optimum by less
+	// than that fraction).
+	RelGap float64
+	// MaxRounds caps the rounds; 0 means 1000.
+	MaxRounds int
+	// Procs is the number of goroutines that run the blocks of a round;
+	// 0 means GOMAXPROCS.
+	Procs int
+	// Progress, if set, is called after every round's gap.
+	Progress func(Round)
+}
+
+// Round describes the point after a round (round 0: the start).
+type Round struct {
+	Round  int
+	Gap    float64 // P(w) + f(α)
+	Primal float64 // P(w) = ½‖w‖² + Σ_i C_i loss_i(w)
+	Dual   float64 // f(α), liblinear's dual objective (minimised)
+	// Steps are the local coordinate steps of all blocks up to this point.
+	Steps int64
+	// Bytes are the bytes communicated by the stage that measured this
+	// point and took the round from it: w sent to every block (none in
+	// round 0, where the blocks start from their own α), two gap parts
+	// and Δw sent back.
+	Bytes int64
+	// Seconds since the start, setup included.
+	Seconds float64
+}
+
+// Result is what Simulate returns.
+type Result struct {
+	W         []float64 // len Spec.Dim()
+	Rounds    []Round
+	Converged bool // the gap reached Options.Gap or RelGap
+}
+
+// Simulate trains spec on d split by Partition into spec.K blocks, run in
+// this process, round by round until the duality gap is at most opt.Gap.
+func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*Result, error) {
+	start := time.Now()
+	if d.Rows == 0 {
+		return nil, ErrEmpty
+	}
+	if opt.Epochs == 0 {
+		opt.Epochs = 1
+	}
+	if !(opt.Epochs > 0) || math.IsInf(opt.Epochs, 0) {
+		return nil, fmt.Errorf("cocoa: local budget of %g epochs (want > 0)", opt.Epochs)
+	}
+	if opt.Gap == 0 {
+		opt.Gap = 1e-3
+	}
+	if opt.MaxRounds == 0 {
+		opt.MaxRounds = 1000
+	}
+	if opt.Procs <= 0 {
+		opt.Procs = runtime.GOMAXPROCS(0)
+	}
+	parts := Partition(d, spec.K)
+	blocks := make([]*Block, spec.K)
+	for k, part := range parts {
+		b, err := NewBlock(spec, k, part)
+		if err != nil {
+			return nil, err
+		}
+		blocks[k] = b
+	}
+	parts = nil
+	w := make([]float64, spec.Dim())
+	for _, b := range blocks {
+		b.Start().AddTo(w)
+	}
+	res := &Result{W: w}
+	var steps int64
+	gaps := make([][2]float64, len(blocks))
+	ups := make([]Update, len(blocks))
+	for r := 0; ; r++ {
+		// The gap at w, then (unless it is small enough) a round from w:
+		// what an engine does in one stage.
+		var bytes int64
+		if r > 0 {
+			bytes = int64(len(blocks)) * VectorBytes(w)
+		}
+		last := r == opt.MaxRounds
+		each(opt.Procs, len(blocks), func(k int) {
+			gaps[k][0], gaps[k][1] = blocks[k].Gap(w)
+		})
+		rd := measure(w, gaps)
+		bytes += 16 * int64(len(blocks))
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		done := rd.Gap <= opt.Gap || rd.Gap <= opt.RelGap*math.Abs(rd.Primal)
+		if !done && !last {
+			each(opt.Procs, len(blocks), func(k int) {
+				b := blocks[k]
+				ups[k] = b.Round(w, int64(math.Ceil(opt.Epochs*float64(b.Len()))))
+			})
+		}
+		rd.Steps = steps
+		for k := range ups {
+			if !done && !last {
+				ups[k].DW.AddTo(w)
+				steps += ups[k].Steps
+				bytes += ups[k].DW.Bytes()
+			}
+		}
+		rd.Round, rd.Bytes = r, bytes
+		rd.Seconds = time.Since(start).Seconds()
+		res.Rounds = append(res.Rounds, rd)
+		if opt.Progress != nil {
+			opt.Progress(rd)
+		}
+		if done || last {
+			res.Converged = done
+			return res, nil
+		}
+	}
+}
+
+// measure returns the objectives at w from the blocks' gap parts.
+func measure(w []float64, parts [][2]float64) Round {
+	var ww, loss, conj float64
+	for _, x := range w {
+		ww += float64(x * x)
+	}
+	for _, p := range parts {
+		loss += p[0]
+		conj += p[1]
+	}
+	P := float64(0.5*ww) + loss
+	f := float64(0.5*ww) + conj
+	return Round{Gap: P + f, Primal: P, Dual: f}
+}
+
+// each runs f(0..n−1) on up to procs goroutines.
+func each(procs, n int, f func(k int)) {
+	if procs <= 1 || n <= 1 {
+		for k := range n {
+			f(k)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, n)
+	for k := range n {
+		next <- k
+	}
+	close(next)
+	for range min(procs, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				f(k)
+			}
+		}()
+	}
+	wg.Wait()
+}
