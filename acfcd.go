@@ -266,6 +266,15 @@ type Params struct {
 	// Intercept adds an unpenalised intercept to the LASSO (y and the
 	// columns are centred implicitly, without densifying X).
 	Intercept bool
+	// Alpha is glmnet's elastic-net mixing in (0, 1]: the LASSO's
+	// objective becomes ½‖y − Xw − b‖² + λ(α‖w‖₁ + ½(1−α)‖w‖²). 0 means
+	// 1, the LASSO.
+	Alpha float64
+	// Standardize is glmnet's standardize for the LASSO: each column is
+	// scaled to unit variance (1/ℓ, centred), implicitly without
+	// densifying X; the penalty applies to the scaled weights, and the
+	// model's weights are reported on the original scale.
+	Standardize bool
 	// P is the ε of the SVRs' ε-insensitive loss (liblinear's -p): 0 means
 	// DefaultP; a negative P means ε = 0.
 	P float64

@@ -503,9 +503,34 @@ func TestLassoPath(t *testing.T) {
 	d := lassoGen(lassoSpec{seed: 8, rows: 100, feats: 200, density: 0.08, k: 15, noise: 0.3, offset: 1, shift: 0.2})
 	for _, icpt := range []bool{false, true} {
 		for _, sel := range lassoSelects {
-			pts, err := TrainPath(context.Background(), d, Params{Select: sel, Intercept: icpt, Seed: 3}, 25, 0.01)
+			p := Params{Select: sel, Intercept: icpt, Seed: 3}
+			lams, err := LambdaSequence(d, p, 25, 0.01)
 			if err != nil {
 				t.Fatal(err)
+			}
+			pts, err := TrainPathLambdas(context.Background(), d, p, lams)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// TrainPath is the same path, ended early where glmnet would.
+			early, err := TrainPath(context.Background(), d, p, 25, 0.01)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stop := len(pts)
+			for k := PathMinPoints - 1; k < len(pts); k++ {
+				if dr := pts[k].DevRatio; dr-pts[k-1].DevRatio < PathDevChange*dr || dr > PathDevMax {
+					stop = k + 1
+					break
+				}
+			}
+			if len(early) != stop {
+				t.Errorf("TrainPath: %d points, want %d", len(early), stop)
+			}
+			for k := range early {
+				if early[k].Lambda != pts[k].Lambda || early[k].Objective != pts[k].Objective {
+					t.Errorf("TrainPath point %d: λ %g objective %g, want %g %g", k, early[k].Lambda, early[k].Objective, pts[k].Lambda, pts[k].Objective)
+				}
 			}
 			if len(pts) != 25 {
 				t.Fatalf("%d points", len(pts))
@@ -540,11 +565,11 @@ func TestLassoPath(t *testing.T) {
 			}
 		}
 	}
-	if _, err := TrainPath(context.Background(), d, Params{}, 0, 0.1); err == nil {
-		t.Error("n = 0 accepted")
+	if _, err := TrainPath(context.Background(), d, Params{}, -1, 0.1); err == nil {
+		t.Error("n = -1 accepted")
 	}
-	if _, err := TrainPath(context.Background(), d, Params{}, 3, 0); err == nil {
-		t.Error("ratio 0 accepted")
+	if _, err := TrainPath(context.Background(), d, Params{}, 3, 1.5); err == nil {
+		t.Error("ratio 1.5 accepted")
 	}
 }
 
@@ -827,5 +852,147 @@ print(json.dumps(out))
 				}
 			}
 		}
+	}
+}
+
+// LambdaSequence is glmnet's: 100 values by default, λ_max = ‖X_cᵀy_c‖_∞/α
+// down to 1e-4·λ_max when rows > features and 1e-2·λ_max otherwise.
+func TestLassoLambdaSequence(t *testing.T) {
+	tall := lassoGen(lassoSpec{seed: 21, rows: 80, feats: 30, density: 0.3, k: 5, noise: 0.1, offset: 2, shift: 0.3})
+	wide := lassoGen(lassoSpec{seed: 22, rows: 30, feats: 80, density: 0.3, k: 5, noise: 0.1})
+	for _, c := range []struct {
+		d     *dataio.Dataset
+		icpt  bool
+		ratio float64
+	}{{tall, true, 1e-4}, {tall, false, 1e-4}, {wide, true, 1e-2}} {
+		X := lassoDense(c.d)
+		y := append([]float64(nil), c.d.Label...)
+		if c.icpt {
+			lassoCentre(X, y)
+		}
+		lamMax := 0.0
+		for j := range X[0] {
+			s := 0.0
+			for i := range X {
+				s += X[i][j] * y[i]
+			}
+			lamMax = max(lamMax, math.Abs(s))
+		}
+		lams, err := LambdaSequence(c.d, Params{Intercept: c.icpt}, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lams) != DefaultPathLength || math.Abs(lams[0]-lamMax) > 1e-12*lamMax ||
+			math.Abs(lams[99]-c.ratio*lamMax) > 1e-12*lamMax {
+			t.Errorf("%d λ from %g to %g, want 100 from %g to %g", len(lams), lams[0], lams[len(lams)-1], lamMax, c.ratio*lamMax)
+		}
+		for k := 1; k < len(lams); k++ {
+			if r := lams[k] / lams[k-1]; math.Abs(r-math.Pow(c.ratio, 1.0/99)) > 1e-12 {
+				t.Fatalf("λ ratio %g at %d", r, k)
+			}
+		}
+		// At λ_max the solution is 0, just below it is not.
+		pts, err := TrainPathLambdas(context.Background(), c.d, Params{Intercept: c.icpt}, []float64{lamMax * (1 + 1e-9), lamMax * 0.99})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pts[0].NNZ != 0 || pts[1].NNZ == 0 || pts[0].DevRatio != 0 {
+			t.Errorf("at λ_max: nnz %d (dev ratio %g), just below: %d", pts[0].NNZ, pts[0].DevRatio, pts[1].NNZ)
+		}
+	}
+}
+
+// lassoCentre centres the columns of X and y in place.
+func lassoCentre(X [][]float64, y []float64) {
+	ybar := 0.0
+	for _, v := range y {
+		ybar += v / float64(len(y))
+	}
+	for i := range y {
+		y[i] -= ybar
+	}
+	for j := range X[0] {
+		m := 0.0
+		for i := range X {
+			m += X[i][j] / float64(len(X))
+		}
+		for i := range X {
+			X[i][j] -= m
+		}
+	}
+}
+
+// DevRatio is 1 − RSS/null deviance, recomputed from the model; a
+// noise-free problem saturates the deviance, and TrainPath stops there as
+// glmnet does (TrainPathLambdas fits every λ).
+func TestLassoDevRatioEarlyStop(t *testing.T) {
+	d := lassoGen(lassoSpec{seed: 23, rows: 120, feats: 20, density: 0.5, k: 6, noise: 0, offset: 1})
+	X := lassoDense(d)
+	ybar := 0.0
+	for _, v := range d.Label {
+		ybar += v / float64(d.Rows)
+	}
+	null := 0.0
+	for _, v := range d.Label {
+		null += (v - ybar) * (v - ybar)
+	}
+	pts, err := TrainPath(context.Background(), d, Params{Intercept: true}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lams, _ := LambdaSequence(d, Params{Intercept: true}, 0, 0)
+	all, err := TrainPathLambdas(context.Background(), d, Params{Intercept: true}, lams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 100 || len(pts) >= 100 || len(pts) < PathMinPoints {
+		t.Fatalf("TrainPath %d points, TrainPathLambdas %d", len(pts), len(all))
+	}
+	last := pts[len(pts)-1]
+	prev := pts[len(pts)-2]
+	if !(last.DevRatio > PathDevMax || last.DevRatio-prev.DevRatio < PathDevChange*last.DevRatio) {
+		t.Errorf("stopped at point %d with dev ratio %g after %g", len(pts), last.DevRatio, prev.DevRatio)
+	}
+	for k, pt := range pts {
+		w, b := modelWB(pt.Model)
+		r := lassoResidual(X, d.Label, w, b)
+		rss := 0.0
+		for _, v := range r {
+			rss += v * v
+		}
+		if want := 1 - rss/null; math.Abs(pt.DevRatio-want) > 1e-9 {
+			t.Errorf("point %d: dev ratio %.12g, recomputed %.12g", k, pt.DevRatio, want)
+		}
+		if k+1 < len(pts) && k+1 >= PathMinPoints && (pt.DevRatio > PathDevMax || pt.DevRatio-pts[k-1].DevRatio < PathDevChange*pt.DevRatio) {
+			t.Errorf("point %d should have ended the path", k)
+		}
+	}
+}
+
+func TestLassoPathErrors(t *testing.T) {
+	d := lassoGen(lassoSpec{seed: 24, rows: 20, feats: 10, density: 0.5, k: 3, noise: 0.1})
+	ctx := context.Background()
+	for _, c := range []struct {
+		p    Params
+		lams []float64
+		want string
+	}{
+		{Params{}, nil, "no λ"},
+		{Params{}, []float64{1, 2}, "must not increase"},
+		{Params{}, []float64{1, math.NaN()}, "λ 2 is NaN"},
+		{Params{}, []float64{-1}, "λ 1 is -1"},
+		{Params{Alpha: 1.5}, []float64{1}, "alpha"},
+		{Params{Alpha: -0.5}, []float64{1}, "alpha"},
+		{Params{Alpha: math.NaN()}, []float64{1}, "alpha"},
+	} {
+		if _, err := TrainPathLambdas(ctx, d, c.p, c.lams); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v %v: error %v, want %q", c.p.Alpha, c.lams, err, c.want)
+		}
+	}
+	if _, _, err := Train(ctx, d, Params{Problem: Lasso, Lambda: 1, Alpha: 2}); err == nil || !strings.Contains(err.Error(), "alpha") {
+		t.Errorf("Train alpha 2: %v", err)
+	}
+	if _, err := LambdaSequence(d, Params{}, -3, 0); err == nil {
+		t.Error("LambdaSequence n = -3 accepted")
 	}
 }

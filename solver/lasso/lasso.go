@@ -70,6 +70,7 @@ type Data struct {
 	yc        []float64 // y, centred with an intercept
 	ybar      float64   // mean of y (0 without an intercept)
 	lamMax    float64   // ‖X_cᵀy_c‖_∞
+	nullDev   float64   // ‖y_c‖²
 	nnz       int64
 }
 
@@ -120,6 +121,7 @@ func NewData(d *dataio.Dataset, intercept bool) (*Data, error) {
 		pr.q[j] = q
 		pr.cols = append(pr.cols, int32(j))
 	}
+	pr.nullDev = dot2(pr.yc, 0)
 	for _, j := range pr.cols {
 		a, b := c.ColPtr[j], c.ColPtr[j+1]
 		pr.lamMax = max(pr.lamMax, math.Abs(kernel.Dot(c.RowIndex[a:b:b], c.Value[a:b:b], pr.yc)))
@@ -191,6 +193,15 @@ func (s *Problem) SetLambda(lam, eps, gapTol float64) float64 {
 	s.Snap = false
 	s.wait, s.skip, s.maxRho = 0, 0, 0
 	return eps
+}
+
+// DevRatio is the fraction of the null deviance explained at w,
+// 1 − ‖r‖²/‖y_c‖² (0 when y_c = 0).
+func (s *Problem) DevRatio() float64 {
+	if !(s.nullDev > 0) {
+		return 0
+	}
+	return 1 - dot2(s.rs, s.off)/s.nullDev
 }
 
 // Len is the number of coordinates.
