@@ -53,7 +53,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 
 	"github.com/acfcd/acfcd/internal/compsum"
@@ -68,7 +67,7 @@ import (
 // relative to the objective, gap ≤ DefaultGapRel·F(w), so that F(w) is
 // within that fraction of the optimum (docs/tuning.md compares it with
 // glmnet's default thresh = 1e-7).
-const DefaultGapRel = 1e-5
+const DefaultGapRel = 1e-3
 
 // DefaultEpsRel is the KKT tolerance relative to λ that DefaultEps gives.
 const DefaultEpsRel = 1e-3
@@ -617,9 +616,6 @@ func (s *Problem) Fit(cfg solver.Config, seed uint64) Fit {
 		}
 		f.Passes++
 		f.Epochs++
-		if debugFit {
-			fmt.Fprintf(os.Stderr, "fit λ=%.4g outer %d |W|=%d steps %d ops %d innerTol %.3g wsgap %.3g fullgap %.3g obj %.10g target %.3g\n", s.lam, outer, len(s.ws), run.Steps, s.Ops, s.innerTol, s.wsGap, s.PassGap, s.PassObj, s.target(s.PassObj))
-		}
 		if s.met() {
 			f.Converged = true
 			return f
@@ -995,5 +991,3 @@ func (s *Problem) Model() *model.Model {
 	}
 	return m
 }
-
-var debugFit = os.Getenv("LASSO_DEBUG") != ""
