@@ -176,11 +176,9 @@ type Tuning struct {
 	// on a working set that may be incomplete ends.
 	LassoWSMin    int
 	LassoInnerRel float64
-	// LassoExtrapolate is the K of the dual extrapolation from the last
-	// K+1 residuals (0: none); LassoGapEvery: a working-set run measures
-	// its gap at least every LassoGapEvery batches.
-	LassoExtrapolate int
-	LassoGapEvery    int
+	// LassoGapEvery: a working-set run measures its gap at least every
+	// LassoGapEvery batches.
+	LassoGapEvery int
 }
 
 // DefaultTuning returns the defaults.
@@ -250,10 +248,9 @@ func DefaultTuning() Tuning {
 		SVCBranchInside:  0.25,
 		L1InnerMaxEpochs: 20,
 
-		LassoGapMaxWait:  8,
-		LassoWSMin:       100,
-		LassoInnerRel:    0.3,
-		LassoExtrapolate: 5,
-		LassoGapEvery:    10,
+		LassoGapMaxWait: 8,
+		LassoWSMin:      100,
+		LassoInnerRel:   0.3,
+		LassoGapEvery:   10,
 	}
 }

@@ -76,11 +76,10 @@ func TestDefaultTuning(t *testing.T) {
 		"SVCBranchInside":  0.25,
 		"L1InnerMaxEpochs": 20,
 
-		"LassoGapMaxWait":  8,
-		"LassoWSMin":       100,
-		"LassoInnerRel":    0.3,
-		"LassoExtrapolate": 5,
-		"LassoGapEvery":    10,
+		"LassoGapMaxWait": 8,
+		"LassoWSMin":      100,
+		"LassoInnerRel":   0.3,
+		"LassoGapEvery":   10,
 	}
 	d := reflect.ValueOf(DefaultTuning())
 	for i := range d.NumField() {

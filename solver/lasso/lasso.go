@@ -27,9 +27,9 @@
 // point. It starts from a working set W: the features with w_j ≠ 0 and
 // those the sequential strong rule (Tibshirani et al. 2012) keeps,
 // |g_j(λ_prev)| ≥ α(2λ − λ_prev) with g_j = ρ_j − λ(1−α)w_j at the
-// previous solution, at most the Tuning.LassoWSMin or twice the support
-// of them by the priority |g_j|/‖x_cj‖ (celer's, Massias et al. 2018,
-// when W would be larger). The coordinate-descent driver (package solver,
+// previous solution — when there are more of the latter than
+// max(Tuning.LassoWSMin, the support's size), that many of them by the
+// priority |g_j|/‖x_cj‖ (celer's, Massias et al. 2018). The coordinate-descent driver (package solver,
 // with its selections: ACF by default) runs on W alone until W's duality
 // gap meets the tolerance — the final one when W holds every candidate,
 // else Tuning.LassoInnerRel times the last full gap. A full pass over all
@@ -45,8 +45,10 @@
 // residual recomputed from scratch. The dual is that of the LASSO on the
 // augmented data [X; √(λ(1−α))·I], [y; 0] (the elastic net is that
 // LASSO): D(θ) = s·rᵀy_c − ½s²(‖r‖² + λ(1−α)‖w‖²) at the scaled residual
-// θ = s·(r, −√(λ(1−α))w), s = min(1, λα/max_j |g_j|), which is feasible;
-// F(w) − F* ≤ gap.
+// θ = s·(r, −√(λ(1−α))w), s the maximiser of D over the feasible
+// s ≤ λα/max_j |g_j| (1 at the optimum); F(w) − F* ≤ gap. (Dual
+// extrapolation from the last residuals, celer's, gave no smaller gaps
+// under ACF: docs/tuning.md.)
 package lasso
 
 import (
@@ -67,7 +69,7 @@ import (
 // relative to the objective, gap ≤ DefaultGapRel·F(w), so that F(w) is
 // within that fraction of the optimum (docs/tuning.md compares it with
 // glmnet's default thresh = 1e-7).
-const DefaultGapRel = 1e-3
+const DefaultGapRel = 1e-4
 
 // DefaultEpsRel is the KKT tolerance relative to λ that DefaultEps gives.
 const DefaultEpsRel = 1e-3
@@ -241,16 +243,6 @@ type Problem struct {
 	batches    int
 	viols      []int32 // working-set positions above eps in the last pass
 
-	// Dual extrapolation (celer's): the residuals r at the last K+1
-	// batch ends of the working-set run (taken at least ℓ non-zeros of
-	// work apart), and θ, their extrapolation.
-	ring      [][]float64
-	nring     int
-	ringAt    int64 // Ops at which the next residual may be taken
-	theta     []float64
-	thetaOK   bool
-	accBetter bool // the last working-set pass found θ's gap the smaller
-	gram      []float64
 }
 
 type cand struct {
@@ -446,9 +438,8 @@ func (s *Problem) l2() float64 {
 }
 
 // gap is the duality gap F − D at the dual point sθ̃ of the package
-// comment built from a residual-like vector θ (the residual itself, or
-// its extrapolation): obj is F, tt = ‖θ‖², ty = θᵀy_c, n2 = ‖w‖² and maxG =
-// max_j |x̃_jᵀθ − λ(1−α)w_j|. s maximises D(sθ̃) = s·ty − ½s²(tt + λ(1−α)n2)
+// comment: obj is F, tt = ‖r‖², ty = rᵀy_c, n2 = ‖w‖² and maxG =
+// max_j |g_j|. s maximises D(sθ̃) = s·ty − ½s²(tt + λ(1−α)n2)
 // over the feasible s ≤ λα/maxG.
 func (s *Problem) gap(obj, tt, ty, n2, maxG float64) float64 {
 	sc := 1.0
@@ -499,8 +490,7 @@ func (s *Problem) resetResidual() {
 func (s *Problem) fullPass(r *solver.Run) bool {
 	s.resetResidual()
 	obj := s.objective(s.rr, s.n1, s.n2)
-	var viol, maxG, maxT float64
-	acc := s.accBetter && s.thetaOK
+	var viol, maxG float64
 	for _, j := range s.cols {
 		idx, val := s.column(j)
 		rho := s.corr(j, idx, val)
@@ -508,9 +498,6 @@ func (s *Problem) fullPass(r *solver.Run) bool {
 		g := rho - float64(s.l2p*s.w[j])
 		viol = max(viol, violation(s.w[j], g, s.l1p))
 		maxG = max(maxG, math.Abs(g))
-		if acc {
-			maxT = max(maxT, math.Abs(s.corrTheta(j, idx, val)-float64(s.l2p*s.w[j])))
-		}
 		if r != nil && s.Ops >= s.checkAt {
 			s.checkAt = s.Ops + s.poll
 			if r.Poll() {
@@ -521,10 +508,6 @@ func (s *Problem) fullPass(r *solver.Run) bool {
 	}
 	s.PassViol, s.PassObj = viol, obj
 	s.PassGap = s.gap(obj, s.rr, s.ry, s.n2, maxG)
-	if acc {
-		s.PassGap = min(s.PassGap, s.thetaGap(obj, maxT))
-	}
-	s.accBetter = false
 	s.Snap, s.lamSnap = true, s.lam
 	return false
 }
@@ -598,7 +581,6 @@ func (s *Problem) Fit(cfg solver.Config, seed uint64) Fit {
 		run := solver.NewRun(sub, rc)
 		run.Obj = s.objective(s.rr, s.n1, s.n2)
 		s.wait, s.skip, s.maxG, s.batches = 0, 0, 0, 0
-		s.nring, s.ringAt, s.accBetter = 0, 0, false
 		ok := run.Solve(mix.Seed(seed, uint64(outer)))
 		f.Steps += run.Steps
 		f.Epochs += run.Epochs()
@@ -735,7 +717,6 @@ func (u *wsProblem) Step(k, _ int32, _ solver.Thresholds) (viol, gain float64, s
 // back-off of 1, 2, 4, … up to Tuning.LassoGapMaxWait batches.
 func (u *wsProblem) Due(viol float64) bool {
 	s := (*Problem)(u)
-	s.record()
 	maxG := s.maxG
 	s.maxG = 0
 	byEps := s.useEps && s.innerTol == 0 && viol <= s.eps
@@ -780,17 +761,6 @@ func (u *wsProblem) Pass(r *solver.Run, repair bool) bool {
 	}
 	r.Obj = obj
 	s.wsGap = s.gap(obj, s.rr, s.ry, s.n2, maxG)
-	s.accBetter = false
-	if s.wsGap > s.wsTarget(obj) && s.extrapolate() {
-		mg := 0.0
-		for _, j := range s.ws {
-			idx, val := s.column(j)
-			mg = max(mg, math.Abs(s.corrTheta(j, idx, val)-float64(s.l2p*s.w[j])))
-		}
-		if g := s.thetaGap(obj, mg); g < s.wsGap {
-			s.wsGap, s.accBetter = g, true
-		}
-	}
 	ok := s.wsGap <= s.wsTarget(obj) || (s.useEps && s.innerTol == 0 && viol <= s.eps)
 	if ok || !repair {
 		return ok
@@ -810,131 +780,6 @@ func (u *wsProblem) Pass(r *solver.Run, repair bool) bool {
 		}
 	}
 	return false
-}
-
-// record keeps the residual for the extrapolation, if at least ℓ
-// non-zeros of work were done since the last one.
-func (s *Problem) record() {
-	k := s.tune.LassoExtrapolate
-	if k <= 0 || s.Ops < s.ringAt {
-		return
-	}
-	s.ringAt = s.Ops + int64(s.rows)
-	if s.ring == nil {
-		s.ring = make([][]float64, k+1)
-		for i := range s.ring {
-			s.ring[i] = make([]float64, s.rows)
-		}
-		s.theta = make([]float64, s.rows)
-		s.gram = make([]float64, k*(k+1))
-	}
-	// Shift: ring[0] is the oldest.
-	if s.nring == k+1 {
-		first := s.ring[0]
-		copy(s.ring, s.ring[1:])
-		s.ring[k] = first
-		s.nring--
-	}
-	dst := s.ring[s.nring]
-	for i, v := range s.rs {
-		dst[i] = v + s.off
-	}
-	s.nring++
-}
-
-// extrapolate sets θ to the Anderson extrapolation of the recorded
-// residuals r_0 … r_K: θ = Σ_k c_k r_k (k ≥ 1), c = z/Σz where
-// UᵀU z = 1 and U's columns are r_k − r_{k−1}. It reports whether θ is
-// usable (K+1 residuals recorded, UᵀU not singular).
-func (s *Problem) extrapolate() bool {
-	k := s.tune.LassoExtrapolate
-	s.thetaOK = false
-	if k <= 0 || s.nring < k+1 {
-		return false
-	}
-	// The augmented system [UᵀU | 1], k rows of k+1.
-	a := s.gram
-	for i := 0; i < k; i++ {
-		for j := i; j < k; j++ {
-			var n compsum.Sum
-			ri, ri0, rj, rj0 := s.ring[i+1], s.ring[i], s.ring[j+1], s.ring[j]
-			for t := range ri {
-				n.Add((ri[t] - ri0[t]) * (rj[t] - rj0[t]))
-			}
-			a[i*(k+1)+j], a[j*(k+1)+i] = n.Value(), n.Value()
-		}
-		a[i*(k+1)+k] = 1
-	}
-	scale := 0.0
-	for i := 0; i < k; i++ {
-		scale = max(scale, a[i*(k+1)+i])
-	}
-	if !(scale > 0) {
-		return false
-	}
-	for c := 0; c < k; c++ { // Gaussian elimination, partial pivoting
-		p := c
-		for i := c + 1; i < k; i++ {
-			if math.Abs(a[i*(k+1)+c]) > math.Abs(a[p*(k+1)+c]) {
-				p = i
-			}
-		}
-		if !(math.Abs(a[p*(k+1)+c]) > 1e-14*scale) {
-			return false
-		}
-		for j := 0; j <= k; j++ {
-			a[c*(k+1)+j], a[p*(k+1)+j] = a[p*(k+1)+j], a[c*(k+1)+j]
-		}
-		for i := c + 1; i < k; i++ {
-			f := a[i*(k+1)+c] / a[c*(k+1)+c]
-			for j := c; j <= k; j++ {
-				a[i*(k+1)+j] -= float64(f * a[c*(k+1)+j])
-			}
-		}
-	}
-	z := make([]float64, k)
-	zs := 0.0
-	for i := k - 1; i >= 0; i-- {
-		v := a[i*(k+1)+k]
-		for j := i + 1; j < k; j++ {
-			v -= float64(a[i*(k+1)+j] * z[j])
-		}
-		z[i] = v / a[i*(k+1)+i]
-		zs += z[i]
-	}
-	if !(math.Abs(zs) > 0) || math.IsInf(zs, 0) || math.IsNaN(zs) {
-		return false
-	}
-	clear(s.theta)
-	for i := 0; i < k; i++ {
-		c := z[i] / zs
-		r := s.ring[i+1]
-		for t, v := range r {
-			s.theta[t] += float64(c * v)
-		}
-	}
-	// θ sums to 0 up to rounding with an intercept; the centred columns'
-	// products need it exactly: x_cjᵀθ = x_jᵀθ − μ_j·1ᵀθ.
-	if s.intercept {
-		m := sum(s.theta) / float64(s.rows)
-		for t := range s.theta {
-			s.theta[t] -= m
-		}
-	}
-	s.thetaOK = true
-	return true
-}
-
-// corrTheta is x̃_jᵀθ.
-func (s *Problem) corrTheta(j int32, idx []int32, val []float64) float64 {
-	s.Ops += int64(len(idx))
-	return s.sc[j] * kernel.Dot(idx, val, s.theta)
-}
-
-// thetaGap is the duality gap at θ's dual point for the objective obj and
-// max_j |x̃_jᵀθ − λ(1−α)w_j| = maxG.
-func (s *Problem) thetaGap(obj, maxG float64) float64 {
-	return s.gap(obj, dot2(s.theta, 0), dotOff(s.theta, 0, s.yc), s.n2, maxG)
 }
 
 // dot2 returns Σ (x_i + off)² with compensated summation.
