@@ -179,6 +179,10 @@ type Tuning struct {
 	// LassoGapEvery: a working-set run measures its gap at least every
 	// LassoGapEvery batches.
 	LassoGapEvery int
+	// LassoStepOps is the cost of a LASSO step beyond its column's
+	// non-zeros, in non-zeros, for ACF's gain per cost (negative: ACF
+	// adapts to the gains alone).
+	LassoStepOps int
 }
 
 // DefaultTuning returns the defaults.
@@ -252,5 +256,6 @@ func DefaultTuning() Tuning {
 		LassoWSMin:      100,
 		LassoInnerRel:   0.3,
 		LassoGapEvery:   10,
+		LassoStepOps:    8,
 	}
 }

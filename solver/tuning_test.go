@@ -80,6 +80,7 @@ func TestDefaultTuning(t *testing.T) {
 		"LassoWSMin":      100,
 		"LassoInnerRel":   0.3,
 		"LassoGapEvery":   10,
+		"LassoStepOps":    8,
 	}
 	d := reflect.ValueOf(DefaultTuning())
 	for i := range d.NumField() {

@@ -232,6 +232,7 @@ type Problem struct {
 	ws     []int32
 	in     []bool
 	wsWork int64
+	scale  []float64 // GainScale's
 	cand   []cand
 
 	// The working-set run: its tolerance and its gap-check back-off.
@@ -707,6 +708,33 @@ func (u *wsProblem) Len() int { return len(u.ws) }
 func (u *wsProblem) Step(k, _ int32, _ solver.Thresholds) (viol, gain float64, shrink bool) {
 	_, viol, gain = (*Problem)(u).step(u.ws[k])
 	return viol, gain, false
+}
+
+// GainScale is the mean cost of a step over the working set divided by
+// the cost of a step on each (its column's non-zeros plus
+// Tuning.LassoStepOps), so that ACF adapts to gain per unit of work
+// (solver.StepCoster); all 1 (gains as they are) when LassoStepOps < 0.
+func (u *wsProblem) GainScale() []float64 {
+	s := (*Problem)(u)
+	extra := s.tune.LassoStepOps
+	s.scale = s.scale[:0]
+	if extra < 0 {
+		for range s.ws {
+			s.scale = append(s.scale, 1) // gain·1: the same bits
+		}
+		return s.scale
+	}
+	total := 0.0
+	for _, j := range s.ws {
+		c := float64(s.csc.ColPtr[j+1]-s.csc.ColPtr[j]) + float64(extra)
+		s.scale = append(s.scale, c)
+		total += c
+	}
+	mean := total / float64(len(s.ws))
+	for k, c := range s.scale {
+		s.scale[k] = mean / c
+	}
+	return s.scale
 }
 
 // Due decides whether a batch makes the working set's pass worthwhile
