@@ -230,6 +230,7 @@ type Problem struct {
 
 	// The working set: ws its features, in[j] whether j is in it.
 	ws     []int32
+	wsc    []wsCol // the statistics of ws's features, in its order
 	in     []bool
 	wsWork int64
 	scale  []float64 // GainScale's
@@ -346,9 +347,9 @@ func violation(w, g, l1p float64) float64 {
 
 // move does the exact coordinate minimisation of F along feature j, given
 // ρ_j, and returns its gain F(before) − F(after) ≥ 0.
-func (s *Problem) move(j int32, idx []int32, val []float64, rho float64) float64 {
+func (s *Problem) move(j int32, c *wsCol, idx []int32, val []float64, rho float64) float64 {
 	w := s.w[j]
-	q := s.q[j]
+	q := c.q
 	z := float64(q*w) + rho
 	l1p := s.l1p
 	qq := q + s.l2p
@@ -362,14 +363,14 @@ func (s *Problem) move(j int32, idx []int32, val []float64, rho float64) float64
 	if d == 0 {
 		return 0
 	}
-	k := s.sc[j]
+	k := c.sc
 	kernel.Axpy(-float64(d*k), idx, val, s.rs)
 	if s.intercept {
-		s.off += float64(float64(d*k) * s.mu[j])
+		s.off += float64(float64(d*k) * c.mu)
 	}
 	s.Ops += int64(len(idx))
 	s.rr += float64(float64(d*q)*d) - float64(2*d*rho)
-	s.ry -= float64(d * s.xty[j])
+	s.ry -= float64(d * c.xty)
 	s.n1 += math.Abs(nw) - math.Abs(w)
 	s.n2 += float64(nw*nw) - float64(w*w)
 	s.w[j] = nw
@@ -408,12 +409,40 @@ func Gain(q, z, lam, w, nw float64) float64 {
 // step does one CD step on feature j: it returns ρ_j and the violation
 // before the step, and the gain.
 func (s *Problem) step(j int32) (rho, viol, gain float64) {
-	idx, val := s.column(j)
-	rho = s.corr(j, idx, val)
+	c := s.colOf(j)
+	return s.stepCol(j, &c)
+}
+
+// wsCol is what a step on a feature reads besides its column and weight,
+// gathered in the working set's order: read from the per-feature arrays,
+// scattered over all the features, a step missed the cache on each.
+type wsCol struct {
+	a, b               int64 // the column's range in the CSC
+	q, sc, mu, cs, xty float64
+}
+
+// colOf gathers feature j's wsCol.
+func (s *Problem) colOf(j int32) wsCol {
+	c := wsCol{a: s.csc.ColPtr[j], b: s.csc.ColPtr[j+1], q: s.q[j], sc: s.sc[j], xty: s.xty[j]}
+	if s.intercept {
+		c.mu, c.cs = s.mu[j], s.cs[j]
+	}
+	return c
+}
+
+// stepCol is step on feature j whose statistics are c.
+func (s *Problem) stepCol(j int32, c *wsCol) (rho, viol, gain float64) {
+	idx, val := s.csc.RowIndex[c.a:c.b:c.b], s.csc.Value[c.a:c.b:c.b]
+	r := kernel.Dot(idx, val, s.rs)
+	if s.intercept {
+		r += float64(s.off * c.cs)
+	}
+	s.Ops += int64(len(idx))
+	rho = c.sc * r
 	g := rho - float64(s.l2p*s.w[j])
 	viol = violation(s.w[j], g, s.l1p)
 	s.maxG = max(s.maxG, math.Abs(g))
-	gain = s.move(j, idx, val, rho)
+	gain = s.move(j, c, idx, val, rho)
 	return rho, viol, gain
 }
 
@@ -688,12 +717,14 @@ func (s *Problem) clearSet() {
 		s.in[j] = false
 	}
 	s.ws = s.ws[:0]
+	s.wsc = s.wsc[:0]
 	s.wsWork = 0
 }
 
 func (s *Problem) add(j int32) {
 	s.in[j] = true
 	s.ws = append(s.ws, j)
+	s.wsc = append(s.wsc, s.colOf(j))
 	s.wsWork += 2 * (s.csc.ColPtr[j+1] - s.csc.ColPtr[j])
 }
 
@@ -706,7 +737,7 @@ func (u *wsProblem) Len() int { return len(u.ws) }
 
 // Step does the step on working-set coordinate k.
 func (u *wsProblem) Step(k, _ int32, _ solver.Thresholds) (viol, gain float64, shrink bool) {
-	_, viol, gain = (*Problem)(u).step(u.ws[k])
+	_, viol, gain = (*Problem)(u).stepCol(u.ws[k], &u.wsc[k])
 	return viol, gain, false
 }
 
@@ -778,8 +809,14 @@ func (u *wsProblem) Pass(r *solver.Run, repair bool) bool {
 	var viol, maxG float64
 	s.viols = s.viols[:0]
 	for k, j := range s.ws {
-		idx, val := s.column(j)
-		g := s.corr(j, idx, val) - float64(s.l2p*s.w[j])
+		c := &s.wsc[k]
+		idx, val := s.csc.RowIndex[c.a:c.b:c.b], s.csc.Value[c.a:c.b:c.b]
+		r := kernel.Dot(idx, val, s.rs)
+		if s.intercept {
+			r += float64(s.off * c.cs)
+		}
+		s.Ops += int64(len(idx))
+		g := c.sc*r - float64(s.l2p*s.w[j])
 		v := violation(s.w[j], g, s.l1p)
 		viol = max(viol, v)
 		maxG = max(maxG, math.Abs(g))
@@ -798,7 +835,7 @@ func (u *wsProblem) Pass(r *solver.Run, repair bool) bool {
 		s.skip = s.wait
 	}
 	for _, k := range s.viols {
-		_, _, gain := s.step(s.ws[k])
+		_, _, gain := s.stepCol(s.ws[k], &s.wsc[k])
 		r.Repaired(k, gain)
 		if s.Ops >= s.checkAt {
 			s.checkAt = s.Ops + s.poll
