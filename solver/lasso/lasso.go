@@ -438,7 +438,7 @@ func (s *Problem) stepCol(j int32, c *wsCol) (rho, viol, gain float64) {
 		r += float64(s.off * c.cs)
 	}
 	s.Ops += int64(len(idx))
-	rho = c.sc * r
+	rho = float64(c.sc * r) // rounded first: no fused multiply-add below
 	g := rho - float64(s.l2p*s.w[j])
 	viol = violation(s.w[j], g, s.l1p)
 	s.maxG = max(s.maxG, math.Abs(g))
@@ -816,7 +816,7 @@ func (u *wsProblem) Pass(r *solver.Run, repair bool) bool {
 			r += float64(s.off * c.cs)
 		}
 		s.Ops += int64(len(idx))
-		g := c.sc*r - float64(s.l2p*s.w[j])
+		g := float64(c.sc*r) - float64(s.l2p*s.w[j])
 		v := violation(s.w[j], g, s.l1p)
 		viol = max(viol, v)
 		maxG = max(maxG, math.Abs(g))
