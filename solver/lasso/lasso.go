@@ -211,6 +211,7 @@ type Problem struct {
 	off      float64
 	rr, ry   float64 // ‖r‖² and rᵀy_c, tracked by the steps between passes
 	n1, n2   float64 // ‖w‖₁ and ‖w‖², likewise
+	fresh    bool    // the six above are resetResidual's, at this w and λ
 
 	// Ops counts the non-zeros read or written by Dot and Axpy, the
 	// passes and residual recomputations included.
@@ -283,6 +284,7 @@ func (s *Problem) SetLambda(lam, eps, gapTol float64) float64 {
 	}
 	s.useEps = eps > 0
 	s.gapRel = 0
+	s.fresh = false // ‖w‖² is computed only for the elastic net's λ > 0
 	if eps == 0 && gapTol == 0 {
 		s.gapRel = DefaultGapRel
 	}
@@ -374,7 +376,7 @@ func (s *Problem) move(j int32, c *wsCol, idx []int32, val []float64, rho float6
 	s.n1 += math.Abs(nw) - math.Abs(w)
 	s.n2 += float64(nw*nw) - float64(w*w)
 	s.w[j] = nw
-	s.Snap = false
+	s.Snap, s.fresh = false, false
 	// Along the coordinate F is ½(q+λ₂)t² − z·t + λα|t| + const.
 	return Gain(qq, z, l1p, w, nw)
 }
@@ -511,6 +513,7 @@ func (s *Problem) resetResidual() {
 	s.rr = dot2(s.rs, s.off)
 	s.ry = dotOff(s.rs, s.off, s.yc)
 	s.n1, s.n2 = s.l1(), s.l2()
+	s.fresh = true
 }
 
 // fullPass measures the current point over every coordinate: the residual
@@ -518,7 +521,9 @@ func (s *Problem) resetResidual() {
 // duality gap (PassObj, PassViol, PassGap, Snap). It returns true if
 // cancelled (r non-nil polls).
 func (s *Problem) fullPass(r *solver.Run) bool {
-	s.resetResidual()
+	if !s.fresh { // else the working set's pass just did it
+		s.resetResidual()
+	}
 	obj := s.objective(s.rr, s.n1, s.n2)
 	var viol, maxG float64
 	for _, j := range s.cols {
@@ -804,7 +809,9 @@ func (s *Problem) wsTarget(obj float64) float64 {
 // pass then steps on the coordinates above eps (solver.Problem).
 func (u *wsProblem) Pass(r *solver.Run, repair bool) bool {
 	s := (*Problem)(u)
-	s.resetResidual()
+	if !s.fresh { // else the working set's pass just did it
+		s.resetResidual()
+	}
 	obj := s.objective(s.rr, s.n1, s.n2)
 	var viol, maxG float64
 	s.viols = s.viols[:0]
