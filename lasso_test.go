@@ -191,11 +191,11 @@ func lassoTrain(t *testing.T, d *dataio.Dataset, p Params) (*Model, *Result) {
 // lassoLamMax is ‖X_cᵀy_c‖_∞, the smallest λ whose solution is w = 0.
 func lassoLamMax(t *testing.T, d *dataio.Dataset, intercept bool) float64 {
 	t.Helper()
-	data, err := lasso.NewData(d, intercept)
+	data, err := lasso.NewData(d, intercept, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return data.LambdaMax()
+	return data.LambdaMax(1)
 }
 
 func soft(z, lam float64) float64 {
@@ -400,7 +400,7 @@ func TestLassoKKTAndAgreement(t *testing.T) {
 						t.Errorf("%s: Result.Eps %g, want %g", name, res.Eps, wantEps)
 					}
 					viol := lassoKKTPlain(X, d.Label, m, lam)
-					if viol > wantEps*(1+1e-6)+1e-9*lamMax {
+					if eps > 0 && viol > wantEps*(1+1e-6)+1e-9*lamMax {
 						t.Errorf("%s: plain KKT violation %g > eps %g (reported %g)", name, viol, wantEps, res.Violation)
 					}
 					if math.Abs(viol-res.Violation) > 1e-9*lamMax {
@@ -411,8 +411,11 @@ func TestLassoKKTAndAgreement(t *testing.T) {
 					if math.Abs(f-res.Objective) > 1e-10*f || res.Primal != res.Objective {
 						t.Errorf("%s: objective %.15g, plain %.15g", name, res.Objective, f)
 					}
+					// The reported gap is that of a better dual point than
+					// the scaled residual's, recomputed here; by default it
+					// is within DefaultGapRel of the objective.
 					gap := lassoGapPlain(X, d.Label, w, b, lam, icpt)
-					if res.Gap < 0 || math.Abs(gap-res.Gap) > 1e-9*f {
+					if res.Gap < 0 || res.Gap > gap*(1+1e-9)+1e-12*f || (eps == 0 && res.Gap > lasso.DefaultGapRel*f) {
 						t.Errorf("%s: gap %g, plain %g", name, res.Gap, gap)
 					}
 					if eps > 0 {
@@ -503,9 +506,34 @@ func TestLassoPath(t *testing.T) {
 	d := lassoGen(lassoSpec{seed: 8, rows: 100, feats: 200, density: 0.08, k: 15, noise: 0.3, offset: 1, shift: 0.2})
 	for _, icpt := range []bool{false, true} {
 		for _, sel := range lassoSelects {
-			pts, err := TrainPath(context.Background(), d, Params{Select: sel, Intercept: icpt, Seed: 3}, 25, 0.01)
+			p := Params{Select: sel, Intercept: icpt, Seed: 3}
+			lams, err := LambdaSequence(d, p, 25, 0.01)
 			if err != nil {
 				t.Fatal(err)
+			}
+			pts, err := TrainPathLambdas(context.Background(), d, p, lams)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// TrainPath is the same path, ended early where glmnet would.
+			early, err := TrainPath(context.Background(), d, p, 25, 0.01)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stop := len(pts)
+			for k := PathMinPoints - 1; k < len(pts); k++ {
+				if dr := pts[k].DevRatio; dr-pts[k-1].DevRatio < PathDevChange*dr || dr > PathDevMax {
+					stop = k + 1
+					break
+				}
+			}
+			if len(early) != stop {
+				t.Errorf("TrainPath: %d points, want %d", len(early), stop)
+			}
+			for k := range early {
+				if early[k].Lambda != pts[k].Lambda || early[k].Objective != pts[k].Objective {
+					t.Errorf("TrainPath point %d: λ %g objective %g, want %g %g", k, early[k].Lambda, early[k].Objective, pts[k].Lambda, pts[k].Objective)
+				}
 			}
 			if len(pts) != 25 {
 				t.Fatalf("%d points", len(pts))
@@ -540,11 +568,11 @@ func TestLassoPath(t *testing.T) {
 			}
 		}
 	}
-	if _, err := TrainPath(context.Background(), d, Params{}, 0, 0.1); err == nil {
-		t.Error("n = 0 accepted")
+	if _, err := TrainPath(context.Background(), d, Params{}, -1, 0.1); err == nil {
+		t.Error("n = -1 accepted")
 	}
-	if _, err := TrainPath(context.Background(), d, Params{}, 3, 0); err == nil {
-		t.Error("ratio 0 accepted")
+	if _, err := TrainPath(context.Background(), d, Params{}, 3, 1.5); err == nil {
+		t.Error("ratio 1.5 accepted")
 	}
 }
 
@@ -621,7 +649,7 @@ func TestLassoDeterministicAndCap(t *testing.T) {
 		p.MaxEpochs = 2
 		p.Eps = 1e-300
 		m, res := lassoTrain(t, d, p)
-		if !res.HitEpochCap || res.Converged || !m.Partial || res.Epochs != 2 || res.Iterations != 2*n {
+		if !res.HitEpochCap || res.Converged || !m.Partial || res.Epochs != 2 || res.Iterations == 0 || res.Iterations > 2*n {
 			t.Errorf("%s: cap after %d steps of %d coordinates: %+v", sel, res.Iterations, n, res)
 		}
 	}
@@ -704,6 +732,8 @@ func TestLassoGapTol(t *testing.T) {
 		yy += y * y
 	}
 	lamMax := lassoLamMax(t, d, false)
+	_, tight := lassoTrain(t, d, Params{Lambda: 0.05 * lamMax, Select: Cyclic, GapTol: 1e-14 * yy})
+	fStar := tight.Objective - tight.Gap
 	for _, sel := range lassoSelects {
 		for _, tol := range []float64{1e-4, 1e-8} {
 			p := Params{Problem: Lasso, Lambda: 0.05 * lamMax, Select: sel, MaxEpochs: 1 << 20, GapTol: tol * yy}
@@ -711,9 +741,13 @@ func TestLassoGapTol(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The reported gap is at most the plain one (the scaled
+			// residual's, recomputed here), at least the objective's
+			// excess over a tight solve, and within the tolerance.
 			gap := lassoGapPlain(X, d.Label, m.W, 0, p.Lambda, false)
-			if !res.Converged || res.Gap > tol*yy || gap > tol*yy*(1+1e-6) {
-				t.Errorf("%s tol %g: converged %v gap %g (plain %g) > %g", sel, tol, res.Converged, res.Gap, gap, tol*yy)
+			f := lassoObjPlain(X, d.Label, m.W, 0, p.Lambda)
+			if !res.Converged || res.Gap > tol*yy || res.Gap > gap*(1+1e-9)+1e-12*yy || f-fStar > res.Gap+1e-12*yy {
+				t.Errorf("%s tol %g: converged %v gap %g (plain %g, excess %g) > %g", sel, tol, res.Converged, res.Gap, gap, f-fStar, tol*yy)
 			}
 		}
 	}
@@ -824,6 +858,276 @@ print(json.dumps(out))
 				if math.Abs(w[j]-sk.Coef[j]) > 1e-5*(1+math.Abs(sk.Coef[j])) {
 					t.Errorf("intercept=%v λ=%g %s: w[%d] %g, scikit-learn %g", fit.Icpt, fit.lam, sel, j, w[j], sk.Coef[j])
 					break
+				}
+			}
+		}
+	}
+}
+
+// LambdaSequence is glmnet's: 100 values by default, λ_max = ‖X_cᵀy_c‖_∞/α
+// down to 1e-4·λ_max when rows > features and 1e-2·λ_max otherwise.
+func TestLassoLambdaSequence(t *testing.T) {
+	tall := lassoGen(lassoSpec{seed: 21, rows: 80, feats: 30, density: 0.3, k: 5, noise: 0.1, offset: 2, shift: 0.3})
+	wide := lassoGen(lassoSpec{seed: 22, rows: 30, feats: 80, density: 0.3, k: 5, noise: 0.1})
+	for _, c := range []struct {
+		d     *dataio.Dataset
+		icpt  bool
+		ratio float64
+	}{{tall, true, 1e-4}, {tall, false, 1e-4}, {wide, true, 1e-2}} {
+		X := lassoDense(c.d)
+		y := append([]float64(nil), c.d.Label...)
+		if c.icpt {
+			lassoCentre(X, y)
+		}
+		lamMax := 0.0
+		for j := range X[0] {
+			s := 0.0
+			for i := range X {
+				s += X[i][j] * y[i]
+			}
+			lamMax = max(lamMax, math.Abs(s))
+		}
+		lams, err := LambdaSequence(c.d, Params{Intercept: c.icpt}, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lams) != DefaultPathLength || math.Abs(lams[0]-lamMax) > 1e-12*lamMax ||
+			math.Abs(lams[99]-c.ratio*lamMax) > 1e-12*lamMax {
+			t.Errorf("%d λ from %g to %g, want 100 from %g to %g", len(lams), lams[0], lams[len(lams)-1], lamMax, c.ratio*lamMax)
+		}
+		for k := 1; k < len(lams); k++ {
+			if r := lams[k] / lams[k-1]; math.Abs(r-math.Pow(c.ratio, 1.0/99)) > 1e-12 {
+				t.Fatalf("λ ratio %g at %d", r, k)
+			}
+		}
+		// At λ_max the solution is 0, just below it is not.
+		pts, err := TrainPathLambdas(context.Background(), c.d, Params{Intercept: c.icpt}, []float64{lamMax * (1 + 1e-9), lamMax * 0.99})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pts[0].NNZ != 0 || pts[1].NNZ == 0 || pts[0].DevRatio != 0 {
+			t.Errorf("at λ_max: nnz %d (dev ratio %g), just below: %d", pts[0].NNZ, pts[0].DevRatio, pts[1].NNZ)
+		}
+	}
+}
+
+// lassoCentre centres the columns of X and y in place.
+func lassoCentre(X [][]float64, y []float64) {
+	ybar := 0.0
+	for _, v := range y {
+		ybar += v / float64(len(y))
+	}
+	for i := range y {
+		y[i] -= ybar
+	}
+	for j := range X[0] {
+		m := 0.0
+		for i := range X {
+			m += X[i][j] / float64(len(X))
+		}
+		for i := range X {
+			X[i][j] -= m
+		}
+	}
+}
+
+// DevRatio is 1 − RSS/null deviance, recomputed from the model; a
+// noise-free problem saturates the deviance, and TrainPath stops there as
+// glmnet does (TrainPathLambdas fits every λ).
+func TestLassoDevRatioEarlyStop(t *testing.T) {
+	d := lassoGen(lassoSpec{seed: 23, rows: 120, feats: 20, density: 0.5, k: 6, noise: 0, offset: 1})
+	X := lassoDense(d)
+	ybar := 0.0
+	for _, v := range d.Label {
+		ybar += v / float64(d.Rows)
+	}
+	null := 0.0
+	for _, v := range d.Label {
+		null += (v - ybar) * (v - ybar)
+	}
+	pts, err := TrainPath(context.Background(), d, Params{Intercept: true}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lams, _ := LambdaSequence(d, Params{Intercept: true}, 0, 0)
+	all, err := TrainPathLambdas(context.Background(), d, Params{Intercept: true}, lams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 100 || len(pts) >= 100 || len(pts) < PathMinPoints {
+		t.Fatalf("TrainPath %d points, TrainPathLambdas %d", len(pts), len(all))
+	}
+	last := pts[len(pts)-1]
+	prev := pts[len(pts)-2]
+	if !(last.DevRatio > PathDevMax || last.DevRatio-prev.DevRatio < PathDevChange*last.DevRatio) {
+		t.Errorf("stopped at point %d with dev ratio %g after %g", len(pts), last.DevRatio, prev.DevRatio)
+	}
+	for k, pt := range pts {
+		w, b := modelWB(pt.Model)
+		r := lassoResidual(X, d.Label, w, b)
+		rss := 0.0
+		for _, v := range r {
+			rss += v * v
+		}
+		if want := 1 - rss/null; math.Abs(pt.DevRatio-want) > 1e-9 {
+			t.Errorf("point %d: dev ratio %.12g, recomputed %.12g", k, pt.DevRatio, want)
+		}
+		if k+1 < len(pts) && k+1 >= PathMinPoints && (pt.DevRatio > PathDevMax || pt.DevRatio-pts[k-1].DevRatio < PathDevChange*pt.DevRatio) {
+			t.Errorf("point %d should have ended the path", k)
+		}
+	}
+}
+
+func TestLassoPathErrors(t *testing.T) {
+	d := lassoGen(lassoSpec{seed: 24, rows: 20, feats: 10, density: 0.5, k: 3, noise: 0.1})
+	ctx := context.Background()
+	for _, c := range []struct {
+		p    Params
+		lams []float64
+		want string
+	}{
+		{Params{}, nil, "no λ"},
+		{Params{}, []float64{1, 2}, "must not increase"},
+		{Params{}, []float64{1, math.NaN()}, "λ 2 is NaN"},
+		{Params{}, []float64{-1}, "λ 1 is -1"},
+		{Params{Alpha: 1.5}, []float64{1}, "alpha"},
+		{Params{Alpha: -0.5}, []float64{1}, "alpha"},
+		{Params{Alpha: math.NaN()}, []float64{1}, "alpha"},
+	} {
+		if _, err := TrainPathLambdas(ctx, d, c.p, c.lams); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v %v: error %v, want %q", c.p.Alpha, c.lams, err, c.want)
+		}
+	}
+	if _, _, err := Train(ctx, d, Params{Problem: Lasso, Lambda: 1, Alpha: 2}); err == nil || !strings.Contains(err.Error(), "alpha") {
+		t.Errorf("Train alpha 2: %v", err)
+	}
+	if _, err := LambdaSequence(d, Params{}, -3, 0); err == nil {
+		t.Error("LambdaSequence n = -3 accepted")
+	}
+}
+
+// The elastic net is the LASSO on the augmented data [X_c; √(λ(1−α))·I],
+// [y_c; 0] with λα: solved by brute force there, it gives the weights, the
+// intercept ȳ − μᵀw and the objective; the reported gap bounds the
+// objective's excess, and the default stop is within DefaultGapRel of it.
+func TestElasticNetBrute(t *testing.T) {
+	cases := 0
+	for seed := uint64(1); seed <= 4; seed++ {
+		d := lassoGen(lassoSpec{seed: seed, rows: 9, feats: 3, density: 0.8, k: 2, noise: 0.5, offset: 1.5, shift: 0.4})
+		for _, icpt := range []bool{false, true} {
+			X := lassoDense(d)
+			y := append([]float64(nil), d.Label...)
+			ybar := 0.0
+			mu := make([]float64, 3)
+			if icpt {
+				for i := range y {
+					ybar += y[i] / float64(len(y))
+					for j := range mu {
+						mu[j] += X[i][j] / float64(len(y))
+					}
+				}
+				lassoCentre(X, y)
+			}
+			for _, alpha := range []float64{0.3, 0.7} {
+				lams, err := LambdaSequence(d, Params{Intercept: icpt, Alpha: alpha}, 2, 0.5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, frac := range []float64{0.03, 0.3, 0.8} {
+					lam := frac * lams[0]
+					Xa := append([][]float64(nil), X...)
+					ya := append([]float64(nil), y...)
+					for j := 0; j < 3; j++ {
+						row := make([]float64, 3)
+						row[j] = math.Sqrt(lam * (1 - alpha))
+						Xa, ya = append(Xa, row), append(ya, 0)
+					}
+					wb, fb := lassoBrute(Xa, ya, lam*alpha)
+					m, res := lassoTrain(t, d, Params{Lambda: lam, Alpha: alpha, Intercept: icpt, GapTol: 1e-13 * fb})
+					w, b := modelWB(m)
+					for j := range wb {
+						if math.Abs(w[j]-wb[j]) > 1e-7*(1+math.Abs(wb[j])) {
+							t.Errorf("seed %d icpt %v α %g λ %.2gλmax: w %v, brute force %v", seed, icpt, alpha, frac, w, wb)
+							break
+						}
+					}
+					if icpt {
+						want := ybar
+						for j := range mu {
+							want -= mu[j] * wb[j]
+						}
+						if math.Abs(b-want) > 1e-7*(1+math.Abs(want)) {
+							t.Errorf("seed %d α %g: intercept %g, want %g", seed, alpha, b, want)
+						}
+					}
+					if !res.Converged || math.Abs(res.Objective-fb) > 1e-9*fb || res.Gap < 0 || res.Gap < res.Objective-fb-1e-9*fb {
+						t.Errorf("seed %d icpt %v α %g λ %.2gλmax: objective %.15g gap %g, brute force %.15g", seed, icpt, alpha, frac, res.Objective, res.Gap, fb)
+					}
+					_, def := lassoTrain(t, d, Params{Lambda: lam, Alpha: alpha, Intercept: icpt})
+					if def.Objective-fb > lasso.DefaultGapRel*def.Objective+1e-12*fb || def.Gap > lasso.DefaultGapRel*def.Objective {
+						t.Errorf("default stop: objective %.15g gap %g, optimum %.15g", def.Objective, def.Gap, fb)
+					}
+					cases++
+				}
+			}
+		}
+	}
+	if cases != 48 {
+		t.Fatalf("%d cases", cases)
+	}
+}
+
+// Standardize is the same fit as on an explicitly standardized copy of
+// the data (the columns divided by their standard deviation, 1/ℓ): the
+// same λ_max, objective and intercept, and the weights divided by sd_j.
+func TestLassoStandardize(t *testing.T) {
+	d := lassoGen(lassoSpec{seed: 31, rows: 60, feats: 12, density: 0.4, k: 5, noise: 0.3, offset: 2, shift: 0.5})
+	X := lassoDense(d)
+	sd := make([]float64, d.Features)
+	for j := range sd {
+		m, v := 0.0, 0.0
+		for i := range X {
+			m += X[i][j] / float64(d.Rows)
+		}
+		for i := range X {
+			v += (X[i][j] - m) * (X[i][j] - m) / float64(d.Rows)
+		}
+		sd[j] = math.Sqrt(v)
+	}
+	ds := *d
+	ds.Value = append([]float64(nil), d.Value...)
+	for k, j := range d.Index {
+		ds.Value[k] /= sd[j]
+	}
+	for _, icpt := range []bool{false, true} {
+		for _, alpha := range []float64{1, 0.6} {
+			p := Params{Intercept: icpt, Alpha: alpha}
+			l1, err := LambdaSequence(d, Params{Intercept: icpt, Alpha: alpha, Standardize: true}, 3, 0.1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l2, _ := LambdaSequence(&ds, p, 3, 0.1)
+			if math.Abs(l1[0]-l2[0]) > 1e-12*l2[0] {
+				t.Errorf("icpt %v α %g: λ_max %g, of the standardized copy %g", icpt, alpha, l1[0], l2[0])
+			}
+			for _, frac := range []float64{0.5, 0.05} {
+				p.Lambda = frac * l2[0]
+				p.GapTol = 1e-12 * l2[0]
+				m2, r2 := lassoTrain(t, &ds, p)
+				p.Standardize = true
+				m1, r1 := lassoTrain(t, d, p)
+				p.Standardize = false
+				if math.Abs(r1.Objective-r2.Objective) > 1e-9*r2.Objective {
+					t.Errorf("icpt %v α %g: objective %.15g, standardized copy %.15g", icpt, alpha, r1.Objective, r2.Objective)
+				}
+				for j := range m1.W {
+					want := m2.W[j]
+					if j < d.Features {
+						want /= sd[j]
+					}
+					if math.Abs(m1.W[j]-want) > 1e-6*(1+math.Abs(want)) {
+						t.Errorf("icpt %v α %g λ %gλmax: w[%d] %g, want %g", icpt, alpha, frac, j, m1.W[j], want)
+					}
 				}
 			}
 		}

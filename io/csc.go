@@ -18,11 +18,57 @@ type CSC struct {
 	Value          []float64
 }
 
-// CSC builds the column-wise copy of d by a counting sort, in parallel
-// when the per-thread counters are small next to the data. Values stored
-// as float32 are widened. It panics if d has more than math.MaxInt32 rows,
-// which RowIndex cannot hold.
+// keptCSC is the column view that KeepCSC keeps, built once, with what
+// identifies the data it was built from.
+type keptCSC struct {
+	once  sync.Once
+	c     *CSC
+	rows  int
+	feats int
+	index *int32
+	nnz   int64
+}
+
+// KeepCSC makes CSC build the column view once and return that same view
+// afterwards (read-only: callers share it), for callers that train on d
+// again and again (single fits along λ, say). It costs the view's memory
+// for as long as d lives, and d must not be modified after the first CSC.
+// Call it before d is shared between goroutines; CSC is then safe to call
+// from several at once.
+func (d *Dataset) KeepCSC() {
+	if d.keep == nil {
+		d.keep = &keptCSC{}
+	}
+}
+
+// CSC returns the column-wise copy of d: the one kept since KeepCSC, or
+// a new one built by a counting sort, in parallel when the per-thread
+// counters are small next to the data. Values stored as float32 are
+// widened. It panics if d has more than math.MaxInt32 rows, which
+// RowIndex cannot hold.
 func (d *Dataset) CSC() *CSC {
+	k := d.keep
+	if k == nil {
+		return d.buildCSC()
+	}
+	k.once.Do(func() {
+		k.c, k.rows, k.feats, k.nnz = d.buildCSC(), d.Rows, d.Features, d.NNZ()
+		if len(d.Index) > 0 {
+			k.index = &d.Index[0]
+		}
+	})
+	var index *int32
+	if len(d.Index) > 0 {
+		index = &d.Index[0]
+	}
+	if k.rows != d.Rows || k.feats != d.Features || k.nnz != d.NNZ() || k.index != index {
+		// A copy of the struct with other data: not the view kept.
+		return d.buildCSC()
+	}
+	return k.c
+}
+
+func (d *Dataset) buildCSC() *CSC {
 	if d.Rows > math.MaxInt32 {
 		panic(fmt.Sprintf("dataio: CSC: %d rows do not fit in int32 row indices", d.Rows))
 	}

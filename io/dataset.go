@@ -67,6 +67,7 @@ type Dataset struct {
 
 	release func() error              // unmaps a cache file the slices point into
 	locate  func(row int) (int, bool) // row → 1-based line in Source, when it can be found
+	keep    *keptCSC                  // KeepCSC's, nil unless asked for
 }
 
 // NNZ is the number of stored non-zeros.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -338,5 +339,34 @@ func TestCSC(t *testing.T) {
 				t.Fatalf("%d entries, want %d", seen, d.NNZ())
 			}
 		}
+	}
+}
+
+// KeepCSC: the same view, built once, equal to a fresh one; a copy of the
+// struct over other rows does not get it.
+func TestKeepCSC(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	d, err := parseText(randomFile(r, 200, Options{}), Options{}, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.CSC() == d.CSC() {
+		t.Fatal("CSC without KeepCSC returned the same view twice")
+	}
+	d.KeepCSC()
+	a := d.CSC()
+	if b := d.CSC(); a != b {
+		t.Fatal("KeepCSC: CSC built a new view")
+	}
+	if !reflect.DeepEqual(a, d.buildCSC()) {
+		t.Fatal("KeepCSC: the kept view differs from a fresh one")
+	}
+	e := *d
+	e.Rows = 100
+	e.RowPtr = d.RowPtr[:101]
+	e.Index, e.Value, e.Label = d.Index[:d.RowPtr[100]], d.Value[:d.RowPtr[100]], d.Label[:100]
+	c := e.CSC()
+	if c == a || c.Rows != 100 || c.ColPtr[c.Features] != e.NNZ() {
+		t.Fatalf("a copy over the first 100 rows got the kept view (rows %d, nnz %d)", c.Rows, c.ColPtr[c.Features])
 	}
 }

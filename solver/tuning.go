@@ -182,6 +182,19 @@ type Tuning struct {
 	// LassoGapMaxWait caps the back-off, in batches, of the duality-gap
 	// checks after a failed one.
 	LassoGapMaxWait int
+	// LassoWSMin is the fewest candidates (screened-in or violating
+	// features) a working set takes in at once when there are more than
+	// the support; LassoInnerRel·gap is the duality gap at which the run
+	// on a working set that may be incomplete ends.
+	LassoWSMin    int
+	LassoInnerRel float64
+	// LassoGapEvery: a working-set run measures its gap at least every
+	// LassoGapEvery batches.
+	LassoGapEvery int
+	// LassoStepOps is the cost of a LASSO step beyond its column's
+	// non-zeros, in non-zeros, for ACF's gain per cost (negative: ACF
+	// adapts to the gains alone).
+	LassoStepOps int
 }
 
 // DefaultTuning returns the defaults.
@@ -255,5 +268,9 @@ func DefaultTuning() Tuning {
 		L1InnerMaxEpochs: 20,
 
 		LassoGapMaxWait: 8,
+		LassoWSMin:      100,
+		LassoInnerRel:   0.3,
+		LassoGapEvery:   10,
+		LassoStepOps:    8,
 	}
 }

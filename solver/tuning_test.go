@@ -80,6 +80,10 @@ func TestDefaultTuning(t *testing.T) {
 		"L1InnerMaxEpochs": 20,
 
 		"LassoGapMaxWait": 8,
+		"LassoWSMin":      100,
+		"LassoInnerRel":   0.3,
+		"LassoGapEvery":   10,
+		"LassoStepOps":    8,
 	}
 	d := reflect.ValueOf(DefaultTuning())
 	for i := range d.NumField() {
