@@ -79,10 +79,12 @@ func FoldIDs(rows, folds int, seed uint64) []int {
 
 // CrossValidatePath is cv.glmnet for the LASSO (and the elastic net of
 // p.Alpha): the path is fitted on the whole data, then on each fold's
-// complement at the same λ (warm starts, every λ, as cv.glmnet fits its
-// folds), each held-out row is predicted at every λ, and the squared
+// complement (warm starts, every λ, as cv.glmnet fits its folds), each
+// held-out row is predicted at every λ, and the squared
 // errors give MeanError, SE, λ.min and λ.1se by cv.glmnet's definitions.
-// p is used as by TrainPathLambdas. Folds train concurrently, up to
+// p is used as by TrainPathLambdas. As in cv.glmnet, whose loss is
+// averaged over the rows, the penalty keeps its weight per row: a fold
+// with ℓ_k training rows of the ℓ is fitted at λ·ℓ_k/ℓ. Folds train concurrently, up to
 // GOMAXPROCS at once; the result is the same at any GOMAXPROCS and, for
 // the same p.Seed and options, on every run.
 //
@@ -215,7 +217,14 @@ func cvFoldSSE(ctx context.Context, d *Dataset, p Params, ids []int, f int, held
 			train = append(train, i)
 		}
 	}
-	pts, err := TrainPathLambdas(ctx, d.Subset(train), p, lams)
+	// glmnet's loss is 1/(2ℓ)‖y − Xw − b‖²: cv.glmnet fits a fold at the
+	// whole data's λ/ℓ, which in acfcd's unscaled loss is λ·ℓ_fold/ℓ.
+	scale := float64(len(train)) / float64(d.Rows)
+	flams := make([]float64, len(lams))
+	for j, lam := range lams {
+		flams[j] = lam * scale
+	}
+	pts, err := TrainPathLambdas(ctx, d.Subset(train), p, flams)
 	if err != nil {
 		return nil, err
 	}

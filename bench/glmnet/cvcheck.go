@@ -28,6 +28,8 @@ type cvRow struct {
 	MinSteps, SE1Steps float64 // |log(a/g)| / step
 	MaxCVMDiff         float64 // largest |cvm_a − cvm_g| / cvm_g over the common λ
 	Status             string
+	acfcd              *acfcd.CVPathResult
+	glmnet             *cvCurve
 }
 
 // cvCurve is cv.glmnet's answer as glmnet.R writes it.
@@ -72,6 +74,7 @@ func runCV(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, ava
 		return nil, err
 	}
 	row.ACFCDSec = time.Since(start).Seconds()
+	row.acfcd = cv
 	row.ACFCDN = len(cv.Lambda)
 	row.AMin, row.A1SE = cv.LambdaMin, cv.Lambda1SE
 	if len(cv.Lambda) > 1 {
@@ -110,6 +113,10 @@ func runCV(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, ava
 		return nil, err
 	}
 	rows := float64(d.Rows)
+	for k := range g.Lambda {
+		g.Lambda[k] *= rows
+	}
+	row.glmnet = g
 	row.GlmnetS, _ = num(kv, "seconds")
 	gmin, _ := num(kv, "lambda_min")
 	g1se, _ := num(kv, "lambda_1se")
@@ -120,7 +127,7 @@ func runCV(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, ava
 	}
 	row.MaxCVMDiff = 0
 	for k, lg := range g.Lambda {
-		if j := matchLambda(cv.Lambda, lg*rows); j >= 0 {
+		if j := matchLambda(cv.Lambda, lg); j >= 0 {
 			row.MaxCVMDiff = max(row.MaxCVMDiff, math.Abs(cv.MeanError[j]-g.CVM[k])/g.CVM[k])
 		}
 	}
@@ -160,6 +167,28 @@ func writeCVCSV(w io.Writer, rows []*cvRow) error {
 	for _, r := range rows {
 		cw.Write([]string{r.Set, fmt.Sprint(r.Folds), fmt.Sprint(r.ACFCDN), fmt.Sprint(r.GlmnetN), c(r.AMin), c(r.GMin), c(r.MinSteps),
 			c(r.A1SE), c(r.G1SE), c(r.SE1Steps), c(r.MaxCVMDiff), c(r.ACFCDSec), c(r.GlmnetS), r.Status})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeCVCurves writes both tools' curves, one line per λ of acfcd's
+// sequence.
+func writeCVCurves(w io.Writer, rows []*cvRow) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"set", "k", "lambda", "acfcd_cvm", "acfcd_cvsd", "acfcd_nnz", "glmnet_cvm", "glmnet_cvsd", "glmnet_nzero"})
+	c := benchkit.CSVFloat
+	for _, r := range rows {
+		a := r.acfcd
+		for j, lam := range a.Lambda {
+			gm, gs, gn := "", "", ""
+			if r.glmnet != nil {
+				if k := matchLambda(r.glmnet.Lambda, lam); k >= 0 {
+					gm, gs, gn = c(r.glmnet.CVM[k]), c(r.glmnet.CVSD[k]), fmt.Sprint(r.glmnet.NZero[k])
+				}
+			}
+			cw.Write([]string{r.Set, fmt.Sprint(j + 1), c(lam), c(a.MeanError[j]), c(a.SE[j]), fmt.Sprint(a.NNZ[j]), gm, gs, gn})
+		}
 	}
 	cw.Flush()
 	return cw.Error()

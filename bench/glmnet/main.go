@@ -134,6 +134,11 @@ func run(ctx context.Context, o *options, stdout io.Writer) error {
 				return err
 			}
 			files["cv.csv"] = c.Bytes()
+			var cc bytes.Buffer
+			if err := writeCVCurves(&cc, cvRows); err != nil {
+				return err
+			}
+			files["cv-curves.csv"] = cc.Bytes()
 		}
 		for f, b := range files {
 			if err := os.WriteFile(filepath.Join(o.Out, f), b, 0o644); err != nil {
