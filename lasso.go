@@ -23,12 +23,6 @@ func lassoData(d *Dataset, p *Params) (*lasso.Data, error) {
 	if !(p.Alpha > 0 && p.Alpha <= 1) {
 		return nil, fmt.Errorf("LASSO: alpha (the elastic-net mixing) must be in (0, 1], got %g", p.Alpha)
 	}
-	if p.Alpha != 1 {
-		return nil, errors.New("LASSO: alpha other than 1 (the elastic net) is not supported yet")
-	}
-	if p.Standardize {
-		return nil, errors.New("LASSO: standardize is not supported yet")
-	}
 	if !(p.Lambda >= 0) || math.IsInf(p.Lambda, 0) {
 		return nil, fmt.Errorf("LASSO: lambda must be a finite number >= 0, got %g", p.Lambda)
 	}
@@ -46,7 +40,7 @@ func lassoData(d *Dataset, p *Params) (*lasso.Data, error) {
 	if err := checkLassoInput(d, p.Intercept); err != nil {
 		return nil, err
 	}
-	return lasso.NewData(d, p.Intercept)
+	return lasso.NewData(d, p.Intercept, p.Standardize)
 }
 
 // lassoProblem checks d and p for the LASSO and returns its problem at
@@ -56,7 +50,7 @@ func lassoProblem(d *Dataset, p *Params) (*lasso.Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	return lasso.New(data, p.Tuning), nil
+	return lasso.New(data, p.Alpha, p.Tuning), nil
 }
 
 // trainLasso is Train for the LASSO (package lasso). The model has
@@ -84,27 +78,25 @@ func fitLasso(ctx context.Context, prob *lasso.Problem, p Params, lam float64, s
 	}
 	ops0 := prob.Ops
 	cfg := solver.Config{Selection: p.Select, Seed: seed, Eps: eps, MaxEpochs: maxEpochs, ACF: p.ACF,
-		Repair: solver.RepairObserve, Work: prob.Work(), Done: ctx.Done(), Tuning: p.Tuning, Trace: p.trace}
+		Repair: solver.RepairObserve, Done: ctx.Done(), Tuning: p.Tuning, Trace: p.trace}
 	if f := p.Progress; f != nil {
 		cfg.Progress = func(epoch int, viol, obj float64) { f(Progress{Epoch: epoch, Violation: viol, Objective: obj}) }
 	}
-	r := solver.NewRun(prob, cfg)
-	r.Obj = prob.Objective()
-	converged, measured := r.Settle(prob, r.Solve(seed))
+	fit := prob.Fit(cfg, seed)
 	res := &Result{Solver: p.Problem.String(), Select: p.Select.String(), Eps: eps}
-	if measured {
+	if !fit.Cancelled {
 		res.Objective, res.Primal = prob.PassObj, prob.PassObj
 		res.Gap, res.Violation = prob.PassGap, prob.PassViol
 	} else {
 		res.Objective, res.Primal = prob.Objective(), prob.Objective()
-		res.Gap, res.Violation = math.NaN(), r.LastViol
+		res.Gap, res.Violation = math.NaN(), fit.LastViol
 	}
-	res.Iterations = r.Steps
+	res.Iterations = fit.Steps
 	res.Operations = prob.Ops - ops0
-	res.Epochs = r.Epochs()
-	res.Cancelled = r.Cancelled()
-	res.Converged = converged && !r.Cancelled()
-	res.HitEpochCap = r.Capped() && !res.Converged && !r.Cancelled()
+	res.Epochs = fit.Epochs
+	res.Cancelled = fit.Cancelled
+	res.Converged = fit.Converged
+	res.HitEpochCap = fit.Capped && !fit.Converged
 	if p.Bias > 0 || len(p.Weights) > 0 {
 		res.Warnings = append(res.Warnings, "the LASSO ignores -B and -wi (use Params.Intercept for an intercept)")
 	}
@@ -168,7 +160,7 @@ func LambdaSequence(d *Dataset, p Params, n int, ratio float64) ([]float64, erro
 	if err != nil {
 		return nil, err
 	}
-	return lambdaSeq(data.LambdaMax(), n, ratio), nil
+	return lambdaSeq(data.LambdaMax(p.Alpha), n, ratio), nil
 }
 
 // pathDefaults resolves and checks LambdaSequence's n and ratio.

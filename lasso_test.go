@@ -191,11 +191,11 @@ func lassoTrain(t *testing.T, d *dataio.Dataset, p Params) (*Model, *Result) {
 // lassoLamMax is ‖X_cᵀy_c‖_∞, the smallest λ whose solution is w = 0.
 func lassoLamMax(t *testing.T, d *dataio.Dataset, intercept bool) float64 {
 	t.Helper()
-	data, err := lasso.NewData(d, intercept)
+	data, err := lasso.NewData(d, intercept, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return data.LambdaMax()
+	return data.LambdaMax(1)
 }
 
 func soft(z, lam float64) float64 {
@@ -646,7 +646,7 @@ func TestLassoDeterministicAndCap(t *testing.T) {
 		p.MaxEpochs = 2
 		p.Eps = 1e-300
 		m, res := lassoTrain(t, d, p)
-		if !res.HitEpochCap || res.Converged || !m.Partial || res.Epochs != 2 || res.Iterations != 2*n {
+		if !res.HitEpochCap || res.Converged || !m.Partial || res.Epochs != 2 || res.Iterations == 0 || res.Iterations > 2*n {
 			t.Errorf("%s: cap after %d steps of %d coordinates: %+v", sel, res.Iterations, n, res)
 		}
 	}

@@ -170,6 +170,12 @@ type Tuning struct {
 	// LassoGapMaxWait caps the back-off, in batches, of the duality-gap
 	// checks after a failed one.
 	LassoGapMaxWait int
+	// LassoWSMin is the fewest candidates (screened-in or violating
+	// features) a working set takes in at once when there are more than
+	// the support; LassoInnerRel·gap is the duality gap at which the run
+	// on a working set that may be incomplete ends.
+	LassoWSMin    int
+	LassoInnerRel float64
 }
 
 // DefaultTuning returns the defaults.
@@ -240,5 +246,7 @@ func DefaultTuning() Tuning {
 		L1InnerMaxEpochs: 20,
 
 		LassoGapMaxWait: 8,
+		LassoWSMin:      100,
+		LassoInnerRel:   0.3,
 	}
 }

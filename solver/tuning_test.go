@@ -77,6 +77,8 @@ func TestDefaultTuning(t *testing.T) {
 		"L1InnerMaxEpochs": 20,
 
 		"LassoGapMaxWait": 8,
+		"LassoWSMin":      100,
+		"LassoInnerRel":   0.3,
 	}
 	d := reflect.ValueOf(DefaultTuning())
 	for i := range d.NumField() {

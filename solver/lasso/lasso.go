@@ -1,58 +1,81 @@
-// Package lasso is the LASSO by primal coordinate descent over features,
+// Package lasso is the LASSO and the elastic net by primal coordinate
+// descent over features,
 //
-//	min_w F(w) = ½‖y − Xw‖² + λ‖w‖₁                      (λ ≥ 0)
+//	min_w F(w) = ½‖y − Xw‖² + λ(α‖w‖₁ + ½(1−α)‖w‖²)        (λ ≥ 0, 0 < α ≤ 1)
 //
-// scikit-learn's Lasso minimises (1/(2ℓ))‖y − Xw‖² + alpha‖w‖₁ over ℓ
-// examples, the same problem scaled by 1/ℓ: λ = alpha·ℓ, and its
-// objective is F/ℓ. With an intercept b, ½‖y − Xw − b·1‖² + λ‖w‖₁;
-// eliminating b (b = ȳ − μᵀw, μ the column means) leaves the same problem
-// on the centred data X_c = X − 1μᵀ, y_c = y − ȳ1, which is used
-// implicitly: X stays sparse, the residual r = y_c − X_c·w is stored as a
-// dense vector s plus one scalar offset o (r_i = s_i + o), and a step δ
-// on feature j does s −= δ·x_j (a sparse Axpy) and o += δ·μ_j, so it
-// costs O(nnz of column j) like without an intercept.
+// glmnet's objective times ℓ, the number of examples (its λ is ours
+// divided by ℓ); scikit-learn's Lasso is the same problem scaled by 1/ℓ
+// (λ = alpha·ℓ). With an intercept b, ½‖y − Xw − b·1‖² + …; eliminating b
+// (b = ȳ − μᵀw, μ the column means) leaves the same problem on the centred
+// data X_c = X − 1μᵀ, y_c = y − ȳ1, which is used implicitly: X stays
+// sparse, the residual r = y_c − X_c·w is stored as a dense vector s plus
+// one scalar offset o (r_i = s_i + o), and a step δ on feature j does
+// s −= δ·x_j (a sparse Axpy) and o += δ·μ_j, so it costs O(nnz of column
+// j) like without an intercept. With standardize (glmnet's), column j is
+// also scaled by 1/sd_j (its standard deviation over the ℓ examples) the
+// same implicit way, the penalty applies to the scaled weights, and the
+// model reports w_j/sd_j.
 //
 // Each step minimises F exactly along one coordinate (the soft-threshold
-// step w_j ← S(q_j w_j + ρ_j, λ)/q_j with ρ_j = x_cjᵀr and q_j = ‖x_cj‖²)
-// and computes its gain (the decrease of F, |w_j| terms included, also
-// when the step crosses zero) in closed form from the step itself; ACF
-// adapts the coordinate frequencies to these gains. Columns that are empty
-// (or, with an intercept, constant, so that x_cj = 0) are not coordinates:
-// their weight is 0.
+// step w_j ← S(q_j w_j + ρ_j, λα)/(q_j + λ(1−α)) with ρ_j = x_cjᵀr and
+// q_j = ‖x_cj‖²) and computes its gain in closed form (Gain); ACF adapts
+// the coordinate frequencies to these gains. Columns that are empty (or,
+// with an intercept or standardize, constant) are not coordinates: their
+// weight is 0.
 //
-// Stopping rule: the largest KKT violation over all features,
+// Screening and working sets. Problem.Fit solves one λ from the current
+// point. It starts from a working set W: the features with w_j ≠ 0 and
+// those the sequential strong rule (Tibshirani et al. 2012) keeps,
+// |g_j(λ_prev)| ≥ α(2λ − λ_prev) with g_j = ρ_j − λ(1−α)w_j at the
+// previous solution, at most the Tuning.LassoWSMin or twice the support
+// of them by the priority |g_j|/‖x_cj‖ (celer's, Massias et al. 2018,
+// when W would be larger). The coordinate-descent driver (package solver,
+// with its selections: ACF by default) runs on W alone until W's duality
+// gap meets the tolerance — the final one when W holds every candidate,
+// else Tuning.LassoInnerRel times the last full gap. A full pass over all
+// features (the KKT check of the strong rule) then measures the true
+// duality gap and the KKT violations; if the stopping rule fails, the
+// violators outside W join it (the same cap and priority) and the run
+// goes on. So a path touches the whole data about once per λ, where plain
+// CD sweeps it every epoch.
 //
-//	|∇_j + λ·sign w_j|       for w_j ≠ 0,
-//	max(0, |∇_j| − λ)        for w_j = 0,        ∇_j = −x_cjᵀr,
-//
-// is at most eps (absolute, in the units of λ and ∇F), certified by a full
-// pass over every feature at the current w (the residual recomputed from
-// scratch) that takes no step; a failed pass steps on the features it
-// found above eps. Alternatively (or as well) the run stops on the
-// duality gap F(w) − D(θ), with the standard dual D(θ) = θᵀy_c − ½‖θ‖²
-// (feasible when ‖X_cᵀθ‖_∞ ≤ λ) and the dual point θ = r·min(1,
-// λ/‖X_cᵀr‖_∞) obtained by scaling the residual (scikit-learn's choice
-// too); F(w) − F* ≤ gap.
+// Stopping rule: the duality gap F(w) − D(θ) at most DefaultGapRel·F(w)
+// by default (or an absolute gap tolerance, or the largest KKT violation
+// at most eps, as the caller asks), certified by a full pass with the
+// residual recomputed from scratch. The dual is that of the LASSO on the
+// augmented data [X; √(λ(1−α))·I], [y; 0] (the elastic net is that
+// LASSO): D(θ) = s·rᵀy_c − ½s²(‖r‖² + λ(1−α)‖w‖²) at the scaled residual
+// θ = s·(r, −√(λ(1−α))w), s = min(1, λα/max_j |g_j|), which is feasible;
+// F(w) − F* ≤ gap.
 package lasso
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/acfcd/acfcd/internal/compsum"
+	"github.com/acfcd/acfcd/internal/mix"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/kernel"
 	"github.com/acfcd/acfcd/model"
 	solver "github.com/acfcd/acfcd/solver"
 )
 
-// DefaultEpsRel is the default KKT tolerance relative to λ:
-// eps = DefaultEpsRel·max(λ, DefaultEpsRel·λ_max), λ_max = ‖X_cᵀy_c‖_∞
-// (every subgradient condition holds to 0.1% of λ, with a floor for tiny
-// λ).
+// DefaultGapRel is the default stopping tolerance: the duality gap
+// relative to the objective, gap ≤ DefaultGapRel·F(w), so that F(w) is
+// within that fraction of the optimum (docs/tuning.md compares it with
+// glmnet's default thresh = 1e-7).
+const DefaultGapRel = 1e-5
+
+// DefaultEpsRel is the KKT tolerance relative to λ that DefaultEps gives.
 const DefaultEpsRel = 1e-3
 
-// DefaultEps is the default eps at λ.
+// DefaultEps is a KKT tolerance at λ: DefaultEpsRel·max(λ,
+// DefaultEpsRel·λ_max) (every subgradient condition to 0.1% of λ, with a
+// floor for tiny λ). It decides which working-set coordinates a failed
+// pass repairs when the caller's rule is on the gap.
 func DefaultEps(lam, lamMax float64) float64 {
 	return DefaultEpsRel * max(lam, DefaultEpsRel*lamMax)
 }
@@ -60,26 +83,30 @@ func DefaultEps(lam, lamMax float64) float64 {
 // Data is the λ-independent part of a LASSO problem: the column-wise data
 // and its per-column statistics.
 type Data struct {
-	csc       *dataio.CSC
-	rows, nf  int
-	intercept bool
-	cols      []int32   // the coordinates: features with a non-zero (centred) column
-	q         []float64 // ‖x_cj‖² per feature (0 for features that are not coordinates)
-	mu        []float64 // column means (intercept only, else nil)
-	cs        []float64 // column sums ℓ·μ_j (intercept only, else nil)
-	yc        []float64 // y, centred with an intercept
-	ybar      float64   // mean of y (0 without an intercept)
-	lamMax    float64   // ‖X_cᵀy_c‖_∞
-	nullDev   float64   // ‖y_c‖²
-	nnz       int64
+	csc         *dataio.CSC
+	rows, nf    int
+	intercept   bool
+	standardize bool
+	cols        []int32   // the coordinates: features with a non-zero (centred) column
+	q           []float64 // ‖x̃_j‖² per feature, x̃_j the centred, scaled column (0 for non-coordinates)
+	sc          []float64 // the scale of column j: 1, or 1/sd_j with standardize
+	mu          []float64 // column means (intercept only, else nil), unscaled
+	cs          []float64 // column sums ℓ·μ_j (intercept only, else nil), unscaled
+	xty         []float64 // x̃_jᵀy_c
+	yc          []float64 // y, centred with an intercept
+	ybar        float64   // mean of y (0 without an intercept)
+	gMax        float64   // ‖X̃ᵀy_c‖_∞
+	nullDev     float64   // ‖y_c‖²
+	nnz         int64
 }
 
 // NewData builds the CSC view and column statistics of d, whose labels
 // must be finite (the caller checks the data and the memory it needs).
-func NewData(d *dataio.Dataset, intercept bool) (*Data, error) {
+func NewData(d *dataio.Dataset, intercept, standardize bool) (*Data, error) {
 	c := d.CSC()
-	pr := &Data{csc: c, rows: d.Rows, nf: d.Features, intercept: intercept,
-		q: make([]float64, d.Features), yc: make([]float64, d.Rows), nnz: d.RowPtr[d.Rows]}
+	pr := &Data{csc: c, rows: d.Rows, nf: d.Features, intercept: intercept, standardize: standardize,
+		q: make([]float64, d.Features), sc: make([]float64, d.Features), xty: make([]float64, d.Features),
+		yc: make([]float64, d.Rows), nnz: d.RowPtr[d.Rows]}
 	copy(pr.yc, d.Label)
 	ell := float64(d.Rows)
 	if intercept {
@@ -100,23 +127,46 @@ func NewData(d *dataio.Dataset, intercept bool) (*Data, error) {
 		if math.IsNaN(sq) || math.IsInf(sq, 0) {
 			return nil, fmt.Errorf("LASSO: feature %d has a non-finite value (or ‖x_j‖² overflows)", j+1)
 		}
-		q := sq
-		if intercept {
-			s := sum(val)
-			m := s / ell
-			pr.cs[j], pr.mu[j] = s, m
+		q, m, s := sq, 0.0, 0.0
+		if intercept || standardize {
+			s = sum(val)
+			m = s / ell
 			// ‖x_j − μ_j·1‖² without the cancellation of ‖x_j‖² − ℓμ_j².
-			q = float64(d.Rows-len(val)) * m * m
-			for _, v := range val {
-				q += float64((v - m) * (v - m))
+			v := float64(d.Rows-len(val)) * m * m
+			for _, x := range val {
+				v += float64((x - m) * (x - m))
 			}
-			if !(q > 1e-20*sq) { // constant column: x_cj = 0 up to rounding
-				pr.cs[j], pr.mu[j] = 0, 0
+			if !(v > 1e-20*sq) { // constant column: x_cj = 0 up to rounding
 				continue
 			}
+			if intercept {
+				q = v
+				pr.cs[j], pr.mu[j] = s, m
+			}
+			if standardize {
+				// glmnet scales by the standard deviation (1/ℓ) also
+				// without an intercept, where it does not centre.
+				k := 1 / math.Sqrt(v/ell)
+				pr.sc[j] = k
+				q = float64(q*k) * k
+				if !(k > 0) || math.IsInf(k, 0) {
+					pr.sc[j] = 0
+					if intercept {
+						pr.cs[j], pr.mu[j] = 0, 0
+					}
+					continue
+				}
+			}
 		}
-		if !(q > 0) { // all values underflow when squared
+		if !(q > 0) || math.IsInf(q, 0) { // all values underflow when squared
+			if intercept {
+				pr.cs[j], pr.mu[j] = 0, 0
+			}
+			pr.sc[j] = 0
 			continue
+		}
+		if !standardize {
+			pr.sc[j] = 1
 		}
 		pr.q[j] = q
 		pr.cols = append(pr.cols, int32(j))
@@ -124,31 +174,41 @@ func NewData(d *dataio.Dataset, intercept bool) (*Data, error) {
 	pr.nullDev = dot2(pr.yc, 0)
 	for _, j := range pr.cols {
 		a, b := c.ColPtr[j], c.ColPtr[j+1]
-		pr.lamMax = max(pr.lamMax, math.Abs(kernel.Dot(c.RowIndex[a:b:b], c.Value[a:b:b], pr.yc)))
+		// Σ y_c = 0 with an intercept, so the centring term drops out.
+		g := pr.sc[j] * kernel.Dot(c.RowIndex[a:b:b], c.Value[a:b:b], pr.yc)
+		pr.xty[j] = g
+		pr.gMax = max(pr.gMax, math.Abs(g))
 	}
 	return pr, nil
 }
 
-// LambdaMax is ‖X_cᵀy_c‖_∞, the smallest λ whose solution is w = 0.
-func (pr *Data) LambdaMax() float64 { return pr.lamMax }
+// LambdaMax is λ_max at α: ‖X̃ᵀy_c‖_∞/α, the smallest λ whose solution is
+// w = 0.
+func (pr *Data) LambdaMax(alpha float64) float64 { return pr.gMax / alpha }
 
-// Work is the non-zeros of a sweep (solver.Config.Work).
+// Work is the non-zeros of a sweep.
 func (pr *Data) Work() int64 { return 2 * pr.nnz }
 
 // Features is the number of features (coordinates and not).
 func (pr *Data) Features() int { return pr.nf }
 
-// Problem is coordinate descent on the LASSO at one λ (solver.Problem); a
-// path moves it to the next λ, warm-started.
+// Problem is the LASSO (elastic net) at one λ from the current w; a path
+// moves it to the next λ, warm-started.
 type Problem struct {
 	*Data
-	lam, eps float64
+	alpha    float64
+	lam      float64 // λ
+	l1p, l2p float64 // λα and λ(1−α)
+	eps      float64 // KKT tolerance
 	useEps   bool    // the KKT tolerance stops the run
-	gapTol   float64 // > 0: the duality gap stops the run
-
-	w   []float64 // per feature
-	rs  []float64 // residual r = rs + off (centred problem)
-	off float64
+	gapTol   float64 // > 0: the absolute duality gap that stops the run
+	gapRel   float64 // > 0: the relative one
+	tune     *solver.Tuning
+	w        []float64 // per feature (scaled units)
+	rs       []float64 // residual r = rs + off (centred problem)
+	off      float64
+	rr, ry   float64 // ‖r‖² and rᵀy_c, tracked by the steps between passes
+	n1, n2   float64 // ‖w‖₁ and ‖w‖², likewise
 
 	// Ops counts the non-zeros read or written by Dot and Axpy, the
 	// passes and residual recomputations included.
@@ -158,41 +218,86 @@ type Problem struct {
 
 	// The last full pass: its largest violation, the objective and the
 	// duality gap at the w it saw; Snap says that w is still the current
-	// one (any step clears it).
+	// one (any step clears it), and then rho holds every ρ_j at w, taken
+	// at λ = lamSnap.
 	Snap              bool
 	PassViol, PassGap float64
 	PassObj           float64
-	viols             []int32 // coordinates above eps in the last pass
+	rho               []float64
+	lamSnap           float64
 
-	maxRho     float64 // the largest |ρ_j| of this batch's steps
-	wait, skip int     // back-off of the gap checks
-	byGap      bool    // the pass now due was asked for by the gap
-	maxWait    int
+	// The working set: ws its features, in[j] whether j is in it.
+	ws     []int32
+	in     []bool
+	wsWork int64
+	cand   []cand
+
+	// The working-set run: its tolerance and its gap-check back-off.
+	innerTol   float64 // > 0: W's gap at which its run ends (W not known complete)
+	wsGap      float64 // W's gap at its last pass
+	maxG       float64 // the largest |g_j| of this batch's steps
+	wait, skip int
+	byGap      bool
+	viols      []int32 // working-set positions above eps in the last pass
 }
 
-// New returns the solver at w = 0.
-func New(pr *Data, t *solver.Tuning) *Problem {
-	s := &Problem{Data: pr, w: make([]float64, pr.nf), rs: make([]float64, pr.rows),
-		viols: make([]int32, 0, len(pr.cols)), poll: t.PollWork, maxWait: t.LassoGapMaxWait}
+type cand struct {
+	j     int32
+	score float64
+}
+
+// New returns the solver at w = 0 for mixing alpha in (0, 1].
+func New(pr *Data, alpha float64, t *solver.Tuning) *Problem {
+	s := &Problem{Data: pr, alpha: alpha, tune: t, w: make([]float64, pr.nf), rs: make([]float64, pr.rows),
+		rho: make([]float64, pr.nf), in: make([]bool, pr.nf), poll: t.PollWork}
 	copy(s.rs, pr.yc)
+	// w = 0 is measured at λ_max, where it is the solution: the strong
+	// rule starts from there.
+	copy(s.rho, pr.xty)
+	s.rr, s.ry = pr.nullDev, pr.nullDev
+	s.Snap, s.lamSnap = true, s.LambdaMax()
+	s.PassObj = 0.5 * pr.nullDev
 	return s
 }
 
-// SetLambda moves the problem to λ = lam, with KKT tolerance eps (0: the
-// default at lam) and duality-gap tolerance gapTol (0: none). With
-// gapTol > 0 the KKT tolerance stops the run too only if eps > 0 was
-// given; the resolved eps still decides which features a failed pass
-// steps on. It returns the resolved eps.
+// LambdaMax is λ_max at the problem's α.
+func (s *Problem) LambdaMax() float64 { return s.Data.LambdaMax(s.alpha) }
+
+// SetLambda moves the problem to λ = lam with the stopping rule: the KKT
+// tolerance eps if eps > 0, the absolute duality gap gapTol if
+// gapTol > 0, either meeting it; with neither, the duality gap at most
+// DefaultGapRel·F(w). It returns the KKT tolerance that decides the
+// repairs (eps, or DefaultEps).
 func (s *Problem) SetLambda(lam, eps, gapTol float64) float64 {
 	s.lam, s.gapTol = lam, gapTol
-	s.useEps = eps > 0 || gapTol == 0
+	s.l1p = lam * s.alpha
+	s.l2p = 0
+	if s.alpha < 1 {
+		s.l2p = lam * (1 - s.alpha)
+	}
+	s.useEps = eps > 0
+	s.gapRel = 0
+	if eps == 0 && gapTol == 0 {
+		s.gapRel = DefaultGapRel
+	}
 	if eps == 0 {
-		eps = DefaultEps(lam, s.lamMax)
+		eps = DefaultEps(lam, s.LambdaMax())
 	}
 	s.eps = eps
-	s.Snap = false
-	s.wait, s.skip, s.maxRho = 0, 0, 0
+	if s.lamSnap != lam && s.Snap {
+		// The point is the same, its measures at the new λ are not.
+		s.PassViol, s.PassGap, s.PassObj = math.NaN(), math.NaN(), math.NaN()
+	}
 	return eps
+}
+
+// Objective is F(w) from the residual as it is (no recomputation).
+func (s *Problem) Objective() float64 {
+	return s.objective(dot2(s.rs, s.off), s.l1(), s.l2())
+}
+
+func (s *Problem) objective(rr, n1, n2 float64) float64 {
+	return float64(0.5*rr) + float64(s.l1p*n1) + float64(0.5*s.l2p*n2)
 }
 
 // DevRatio is the fraction of the null deviance explained at w,
@@ -204,14 +309,6 @@ func (s *Problem) DevRatio() float64 {
 	return 1 - dot2(s.rs, s.off)/s.nullDev
 }
 
-// Len is the number of coordinates.
-func (s *Problem) Len() int { return len(s.cols) }
-
-// Objective is F(w) from the residual as it is (no recomputation).
-func (s *Problem) Objective() float64 {
-	return float64(0.5*dot2(s.rs, s.off)) + float64(s.lam*s.l1())
-}
-
 // column returns the stored entries of feature j.
 func (s *Problem) column(j int32) ([]int32, []float64) {
 	c := s.csc
@@ -219,25 +316,27 @@ func (s *Problem) column(j int32) ([]int32, []float64) {
 	return c.RowIndex[a:b:b], c.Value[a:b:b]
 }
 
-// rho returns ρ_j = x_cjᵀr = −∇_j F (smooth part), using 1ᵀr = 0.
-func (s *Problem) rho(j int32, idx []int32, val []float64) float64 {
+// corr returns ρ_j = x̃_jᵀr (the smooth part's −∇_j without the ridge
+// term), using 1ᵀr = 0 with an intercept.
+func (s *Problem) corr(j int32, idx []int32, val []float64) float64 {
 	r := kernel.Dot(idx, val, s.rs)
 	if s.intercept {
 		r += float64(s.off * s.cs[j])
 	}
 	s.Ops += int64(len(idx))
-	return r
+	return s.sc[j] * r
 }
 
-// violation is the KKT violation of a weight w with ρ = −∇.
-func violation(w, rho, lam float64) float64 {
+// violation is the KKT violation of a weight w where the smooth part's
+// −∇ is g and the L1 weight l1p.
+func violation(w, g, l1p float64) float64 {
 	switch {
 	case w > 0:
-		return math.Abs(rho - lam)
+		return math.Abs(g - l1p)
 	case w < 0:
-		return math.Abs(rho + lam)
+		return math.Abs(g + l1p)
 	}
-	return max(0, math.Abs(rho)-lam)
+	return max(0, math.Abs(g)-l1p)
 }
 
 // move does the exact coordinate minimisation of F along feature j, given
@@ -245,26 +344,33 @@ func violation(w, rho, lam float64) float64 {
 func (s *Problem) move(j int32, idx []int32, val []float64, rho float64) float64 {
 	w := s.w[j]
 	q := s.q[j]
-	lam := s.lam
 	z := float64(q*w) + rho
+	l1p := s.l1p
+	qq := q + s.l2p
 	var nw float64
-	if z > lam {
-		nw = (z - lam) / q
-	} else if z < -lam {
-		nw = (z + lam) / q
+	if z > l1p {
+		nw = (z - l1p) / qq
+	} else if z < -l1p {
+		nw = (z + l1p) / qq
 	}
 	d := nw - w
 	if d == 0 {
 		return 0
 	}
-	kernel.Axpy(-d, idx, val, s.rs)
+	k := s.sc[j]
+	kernel.Axpy(-float64(d*k), idx, val, s.rs)
 	if s.intercept {
-		s.off += float64(d * s.mu[j])
+		s.off += float64(float64(d*k) * s.mu[j])
 	}
 	s.Ops += int64(len(idx))
+	s.rr += float64(float64(d*q)*d) - float64(2*d*rho)
+	s.ry -= float64(d * s.xty[j])
+	s.n1 += math.Abs(nw) - math.Abs(w)
+	s.n2 += float64(nw*nw) - float64(w*w)
 	s.w[j] = nw
 	s.Snap = false
-	return Gain(q, z, lam, w, nw)
+	// Along the coordinate F is ½(q+λ₂)t² − z·t + λα|t| + const.
+	return Gain(qq, z, l1p, w, nw)
 }
 
 // Gain is the exact decrease of φ(t) = ½q·t² − z·t + λ|t|, F along one
@@ -298,125 +404,12 @@ func Gain(q, z, lam, w, nw float64) float64 {
 // before the step, and the gain.
 func (s *Problem) step(j int32) (rho, viol, gain float64) {
 	idx, val := s.column(j)
-	rho = s.rho(j, idx, val)
-	viol = violation(s.w[j], rho, s.lam)
+	rho = s.corr(j, idx, val)
+	g := rho - float64(s.l2p*s.w[j])
+	viol = violation(s.w[j], g, s.l1p)
+	s.maxG = max(s.maxG, math.Abs(g))
 	gain = s.move(j, idx, val, rho)
 	return rho, viol, gain
-}
-
-// Step does the step on coordinate k, feature cols[k] (solver.Problem).
-func (s *Problem) Step(k, _ int32, _ solver.Thresholds) (viol, gain float64, shrink bool) {
-	rho, viol, gain := s.step(s.cols[k])
-	s.maxRho = max(s.maxRho, math.Abs(rho))
-	return viol, gain, false
-}
-
-// Due decides whether a batch whose violation was viol makes the full
-// pass worthwhile (solver.Trigger): viol ≤ eps, or with a gap tolerance,
-// the duality gap estimated in O(ℓ+n) from the batch (‖X_cᵀr‖_∞ replaced
-// by the largest |ρ_j| its steps saw). After a gap-triggered pass fails,
-// the next gap estimates are skipped with a back-off of 1, 2, 4, … up to
-// Tuning.LassoGapMaxWait batches.
-func (s *Problem) Due(viol float64) bool {
-	maxRho := s.maxRho
-	s.maxRho = 0
-	byEps := s.useEps && viol <= s.eps
-	s.byGap = false
-	if !byEps && s.gapTol > 0 {
-		if s.skip > 0 {
-			s.skip--
-		} else {
-			s.byGap = s.gapEstimate(maxRho) <= s.gapTol
-		}
-	}
-	return byEps || s.byGap
-}
-
-// met reports whether the last pass met the stopping rule.
-func (s *Problem) met() bool {
-	return (s.useEps && s.PassViol <= s.eps) || (s.gapTol > 0 && s.PassGap <= s.gapTol)
-}
-
-// Pass is the full pass over every coordinate at the current w
-// (solver.Problem), after recomputing the residual and the objective from
-// scratch; it takes no step. It sets PassViol, PassObj, PassGap and Snap,
-// sets r.Obj to the objective, and reports whether the stopping rule is
-// met. With repair, a pass that fails then steps on the coordinates it
-// found above eps, and a pass can be cancelled (a measuring pass, one
-// epoch's work at most, cannot).
-func (s *Problem) Pass(r *solver.Run, repair bool) bool {
-	if s.pass(r, repair) {
-		return false
-	}
-	r.Obj = s.PassObj
-	if s.met() || !repair {
-		return s.met()
-	}
-	if s.byGap {
-		s.wait = min(max(2*s.wait, 1), s.maxWait)
-		s.skip = s.wait
-	}
-	for _, k := range s.viols {
-		_, _, gain := s.step(s.cols[k])
-		r.Repaired(k, gain)
-		if s.Ops >= s.checkAt {
-			s.checkAt = s.Ops + s.poll
-			if r.Poll() {
-				return false
-			}
-		}
-	}
-	return false
-}
-
-// resetResidual recomputes r = y_c − X_c·w from scratch, removing the
-// rounding drift of the incremental updates.
-func (s *Problem) resetResidual() {
-	copy(s.rs, s.yc)
-	off := 0.0
-	for _, j := range s.cols {
-		if w := s.w[j]; w != 0 {
-			idx, val := s.column(j)
-			kernel.Axpy(-w, idx, val, s.rs)
-			s.Ops += int64(len(idx))
-			if s.intercept {
-				off += float64(w * s.mu[j])
-			}
-		}
-	}
-	s.off = off
-}
-
-// pass is Pass without the repairs. It returns true if cancelled.
-func (s *Problem) pass(r *solver.Run, poll bool) bool {
-	s.resetResidual()
-	rr := dot2(s.rs, s.off)
-	ry := dotOff(s.rs, s.off, s.yc)
-	obj := float64(0.5*rr) + float64(s.lam*s.l1())
-	var viol, maxRho float64
-	s.viols = s.viols[:0]
-	for k, j := range s.cols {
-		idx, val := s.column(j)
-		rho := s.rho(j, idx, val)
-		v := violation(s.w[j], rho, s.lam)
-		viol = max(viol, v)
-		maxRho = max(maxRho, math.Abs(rho))
-		if v > s.eps {
-			s.viols = append(s.viols, int32(k))
-		}
-		if poll && s.Ops >= s.checkAt {
-			s.checkAt = s.Ops + s.poll
-			if r.Poll() {
-				s.Snap = false
-				return true
-			}
-		}
-	}
-	s.PassViol = viol
-	s.PassObj = obj
-	s.PassGap = gap(obj, rr, ry, maxRho, s.lam)
-	s.Snap = true
-	return false
 }
 
 // l1 returns ‖w‖₁.
@@ -428,22 +421,353 @@ func (s *Problem) l1() float64 {
 	return n.Value()
 }
 
-// gap is the duality gap F − D(θ) for the objective F, ‖r‖², rᵀy_c and
-// ‖X_cᵀr‖_∞, with the dual point θ = r·min(1, λ/‖X_cᵀr‖_∞).
-func gap(obj, rr, ry, maxRho, lam float64) float64 {
-	sc := 1.0
-	if maxRho > lam {
-		sc = lam / maxRho
+// l2 returns ‖w‖².
+func (s *Problem) l2() float64 {
+	if s.l2p == 0 {
+		return 0
 	}
-	return max(obj-(float64(sc*ry)-float64(0.5*sc*sc*rr)), 0)
+	var n compsum.Sum
+	for _, j := range s.cols {
+		n.Add(s.w[j] * s.w[j])
+	}
+	return n.Value()
 }
 
-// gapEstimate is the duality gap at the current w with ‖X_cᵀr‖_∞
-// replaced by maxRho: O(ℓ+n) instead of a pass over the data.
-func (s *Problem) gapEstimate(maxRho float64) float64 {
-	rr := dot2(s.rs, s.off)
-	ry := dotOff(s.rs, s.off, s.yc)
-	return gap(float64(0.5*rr)+float64(s.lam*s.l1()), rr, ry, maxRho, s.lam)
+// gap is the duality gap F − D(θ) for the objective F, ‖r‖², rᵀy_c, ‖w‖²
+// and max_j |g_j|, with the dual point of the package comment.
+func (s *Problem) gap(obj, rr, ry, n2, maxG float64) float64 {
+	sc := 1.0
+	if maxG > s.l1p {
+		sc = s.l1p / maxG
+	}
+	return max(obj-(float64(sc*ry)-float64(0.5*sc*sc*(rr+float64(s.l2p*n2)))), 0)
+}
+
+// target is the gap at which the run stops at objective obj (0: none).
+func (s *Problem) target(obj float64) float64 {
+	if s.gapTol > 0 {
+		return s.gapTol
+	}
+	return s.gapRel * obj
+}
+
+// resetResidual recomputes r = y_c − X̃·w, ‖r‖², rᵀy_c, ‖w‖₁ and ‖w‖²
+// from scratch, removing the rounding drift of the incremental updates.
+func (s *Problem) resetResidual() {
+	copy(s.rs, s.yc)
+	var off compsum.Sum
+	for _, j := range s.cols {
+		if w := s.w[j]; w != 0 {
+			idx, val := s.column(j)
+			wk := float64(w * s.sc[j])
+			kernel.Axpy(-wk, idx, val, s.rs)
+			s.Ops += int64(len(idx))
+			if s.intercept {
+				off.Add(wk * s.mu[j])
+			}
+		}
+	}
+	s.off = off.Value()
+	s.rr = dot2(s.rs, s.off)
+	s.ry = dotOff(s.rs, s.off, s.yc)
+	s.n1, s.n2 = s.l1(), s.l2()
+}
+
+// fullPass measures the current point over every coordinate: the residual
+// recomputed, every ρ_j, the objective, the largest KKT violation and the
+// duality gap (PassObj, PassViol, PassGap, Snap). It returns true if
+// cancelled (r non-nil polls).
+func (s *Problem) fullPass(r *solver.Run) bool {
+	s.resetResidual()
+	obj := s.objective(s.rr, s.n1, s.n2)
+	var viol, maxG float64
+	for _, j := range s.cols {
+		idx, val := s.column(j)
+		rho := s.corr(j, idx, val)
+		s.rho[j] = rho
+		g := rho - float64(s.l2p*s.w[j])
+		viol = max(viol, violation(s.w[j], g, s.l1p))
+		maxG = max(maxG, math.Abs(g))
+		if r != nil && s.Ops >= s.checkAt {
+			s.checkAt = s.Ops + s.poll
+			if r.Poll() {
+				s.Snap = false
+				return true
+			}
+		}
+	}
+	s.PassViol, s.PassObj = viol, obj
+	s.PassGap = s.gap(obj, s.rr, s.ry, s.n2, maxG)
+	s.Snap, s.lamSnap = true, s.lam
+	return false
+}
+
+// met reports whether the last full pass met the stopping rule.
+func (s *Problem) met() bool {
+	return (s.useEps && s.PassViol <= s.eps) || s.PassGap <= s.target(s.PassObj)
+}
+
+// Fit is the outcome of Problem.Fit.
+type Fit struct {
+	Converged, Cancelled, Capped bool
+	Steps                        int64   // coordinate steps
+	Epochs                       int     // the working-set runs' epochs plus the full passes
+	Passes                       int     // full passes
+	WorkingSet                   int     // the final working set's size
+	LastViol                     float64 // the largest violation of the last batch
+}
+
+// Fit solves at the current λ from the current point (package comment):
+// cfg configures the driver's runs on the working set (its Eps is not
+// used; MaxEpochs caps their epochs in all), seed seeds them. The final
+// point is measured by a full pass (PassObj, PassGap, PassViol) unless
+// the run was cancelled.
+func (s *Problem) Fit(cfg solver.Config, seed uint64) Fit {
+	f := Fit{LastViol: s.PassViol}
+	if cfg.MaxEpochs <= 0 {
+		cfg.MaxEpochs = math.MaxInt
+	}
+	progress := cfg.Progress
+	select {
+	case <-cfg.Done:
+		f.Cancelled = true
+		return f
+	default:
+	}
+	for outer := 0; ; outer++ {
+		if !s.Snap || s.lamSnap != s.lam {
+			// The λ is new (or the point moved): measure, to start the
+			// working set or to stop at once.
+			if s.lamSnap != s.lam && s.Snap && outer == 0 {
+				s.startSet()
+			} else {
+				if s.fullPass(nil) {
+					f.Cancelled = true
+					return f
+				}
+				f.Passes++
+				f.Epochs++
+				if s.met() {
+					f.Converged = true
+					return f
+				}
+				s.grow()
+			}
+		} else if outer == 0 {
+			if s.met() {
+				f.Converged = true
+				return f
+			}
+			s.grow()
+		}
+		base := f.Epochs
+		if progress != nil {
+			cfg.Progress = func(epoch int, viol, obj float64) { progress(base+epoch, viol, obj) }
+		}
+		rc := cfg
+		rc.MaxEpochs = max(cfg.MaxEpochs-f.Epochs-1, 1) // one left for the full pass
+		rc.Work = s.wsWork
+		sub := (*wsProblem)(s)
+		run := solver.NewRun(sub, rc)
+		run.Obj = s.objective(s.rr, s.n1, s.n2)
+		s.wait, s.skip, s.maxG = 0, 0, 0
+		ok := run.Solve(mix.Seed(seed, uint64(outer)))
+		f.Steps += run.Steps
+		f.Epochs += run.Epochs()
+		f.WorkingSet = len(s.ws)
+		if !math.IsInf(run.LastViol, 0) {
+			f.LastViol = run.LastViol
+		}
+		if run.Cancelled() {
+			f.Cancelled = true
+			return f
+		}
+		if s.fullPass(run) {
+			f.Cancelled = true
+			return f
+		}
+		f.Passes++
+		f.Epochs++
+		if s.met() {
+			f.Converged = true
+			return f
+		}
+		if !ok || f.Epochs >= cfg.MaxEpochs {
+			f.Capped = true
+			return f
+		}
+		if s.grow() == 0 && run.Steps == 0 {
+			// W holds every violator and meets the tolerance, the whole
+			// problem does not: rounding; nothing more to do.
+			f.Capped = true
+			return f
+		}
+	}
+}
+
+// startSet builds the working set at a new λ from the ρ_j of the last
+// full pass (at λ_prev, the current point): the support and the
+// sequential strong rule's features.
+func (s *Problem) startSet() {
+	thr := s.alpha * (2*s.lam - s.lamSnap)
+	s.clearSet()
+	s.cand = s.cand[:0]
+	maxG := 0.0
+	for _, j := range s.cols {
+		g := s.rho[j] - float64(s.l2p*s.w[j])
+		maxG = max(maxG, math.Abs(g))
+		if s.w[j] != 0 {
+			s.add(j)
+		} else if math.Abs(g) >= thr {
+			s.cand = append(s.cand, cand{j, math.Abs(g) / math.Sqrt(s.q[j])})
+		}
+	}
+	obj := s.objective(s.rr, s.n1, s.n2)
+	s.addCands(s.gap(obj, s.rr, s.ry, s.n2, maxG))
+}
+
+// grow adds the KKT violators of the last full pass to the working set
+// and returns how many there were.
+func (s *Problem) grow() int {
+	s.cand = s.cand[:0]
+	for _, j := range s.cols {
+		if s.in[j] {
+			continue
+		}
+		g := s.rho[j] - float64(s.l2p*s.w[j])
+		if violation(s.w[j], g, s.l1p) > 0 {
+			s.cand = append(s.cand, cand{j, math.Abs(g) / math.Sqrt(s.q[j])})
+		}
+	}
+	n := len(s.cand)
+	s.addCands(s.PassGap)
+	return n
+}
+
+// addCands adds the candidates to the working set, the best
+// max(LassoWSMin, support) by priority when there are more, and sets the
+// working-set run's tolerance: the final one when all were added, else
+// LassoInnerRel·gap.
+func (s *Problem) addCands(gap float64) {
+	nnz := 0
+	for _, j := range s.ws {
+		if s.w[j] != 0 {
+			nnz++
+		}
+	}
+	k := max(s.tune.LassoWSMin, nnz)
+	s.innerTol = 0
+	if len(s.cand) > k {
+		slices.SortFunc(s.cand, func(a, b cand) int {
+			if c := cmp.Compare(b.score, a.score); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.j, b.j)
+		})
+		s.cand = s.cand[:k]
+		s.innerTol = s.tune.LassoInnerRel * gap
+	}
+	for _, c := range s.cand {
+		s.add(c.j)
+	}
+}
+
+func (s *Problem) clearSet() {
+	for _, j := range s.ws {
+		s.in[j] = false
+	}
+	s.ws = s.ws[:0]
+	s.wsWork = 0
+}
+
+func (s *Problem) add(j int32) {
+	s.in[j] = true
+	s.ws = append(s.ws, j)
+	s.wsWork += 2 * (s.csc.ColPtr[j+1] - s.csc.ColPtr[j])
+}
+
+// wsProblem is the problem restricted to the working set, for the driver
+// (solver.Problem, solver.Trigger): coordinate k is feature ws[k].
+type wsProblem Problem
+
+// Len is the working set's size.
+func (u *wsProblem) Len() int { return len(u.ws) }
+
+// Step does the step on working-set coordinate k.
+func (u *wsProblem) Step(k, _ int32, _ solver.Thresholds) (viol, gain float64, shrink bool) {
+	_, viol, gain = (*Problem)(u).step(u.ws[k])
+	return viol, gain, false
+}
+
+// Due decides whether a batch makes the working set's pass worthwhile
+// (solver.Trigger): its violation within eps under the KKT rule, or the
+// duality gap estimated in O(1) from the tracked ‖r‖², rᵀy_c, ‖w‖₁, ‖w‖²
+// and the batch's largest |g_j| within the run's tolerance. After a
+// gap-triggered pass fails, the next estimates are skipped with a
+// back-off of 1, 2, 4, … up to Tuning.LassoGapMaxWait batches.
+func (u *wsProblem) Due(viol float64) bool {
+	s := (*Problem)(u)
+	maxG := s.maxG
+	s.maxG = 0
+	byEps := s.useEps && s.innerTol == 0 && viol <= s.eps
+	s.byGap = false
+	if !byEps {
+		if s.skip > 0 {
+			s.skip--
+		} else {
+			obj := s.objective(s.rr, s.n1, s.n2)
+			s.byGap = s.gap(obj, s.rr, s.ry, s.n2, maxG) <= s.wsTarget(obj)
+		}
+	}
+	return byEps || s.byGap
+}
+
+// wsTarget is the gap at which the working set's run ends.
+func (s *Problem) wsTarget(obj float64) float64 {
+	return max(s.innerTol, s.target(obj))
+}
+
+// Pass measures the working set at the current point (the residual
+// recomputed) and reports whether its duality gap (its KKT violation
+// under the KKT rule) meets the run's tolerance; with repair, a failed
+// pass then steps on the coordinates above eps (solver.Problem).
+func (u *wsProblem) Pass(r *solver.Run, repair bool) bool {
+	s := (*Problem)(u)
+	s.resetResidual()
+	obj := s.objective(s.rr, s.n1, s.n2)
+	var viol, maxG float64
+	s.viols = s.viols[:0]
+	for k, j := range s.ws {
+		idx, val := s.column(j)
+		g := s.corr(j, idx, val) - float64(s.l2p*s.w[j])
+		v := violation(s.w[j], g, s.l1p)
+		viol = max(viol, v)
+		maxG = max(maxG, math.Abs(g))
+		if v > s.eps {
+			s.viols = append(s.viols, int32(k))
+		}
+	}
+	r.Obj = obj
+	s.wsGap = s.gap(obj, s.rr, s.ry, s.n2, maxG)
+	ok := s.wsGap <= s.wsTarget(obj) || (s.useEps && s.innerTol == 0 && viol <= s.eps)
+	if ok || !repair {
+		return ok
+	}
+	if s.byGap {
+		s.wait = min(max(2*s.wait, 1), s.tune.LassoGapMaxWait)
+		s.skip = s.wait
+	}
+	for _, k := range s.viols {
+		_, _, gain := s.step(s.ws[k])
+		r.Repaired(k, gain)
+		if s.Ops >= s.checkAt {
+			s.checkAt = s.Ops + s.poll
+			if r.Poll() {
+				return false
+			}
+		}
+	}
+	return false
 }
 
 // dot2 returns Σ (x_i + off)² with compensated summation.
@@ -474,23 +798,29 @@ func sum(x []float64) float64 {
 	return n.Value()
 }
 
-// Model returns the current weights as a model: SolverType "LASSO", no
-// labels, one weight vector, predicting w·x (+ b). Without an intercept
-// Bias is −1; with one, Bias is 1 and the intercept b is the bias weight
-// W[NumFeature].
+// Model returns the current weights as a model on the original scale:
+// SolverType "LASSO", no labels, one weight vector, predicting w·x (+ b).
+// Without an intercept Bias is −1; with one, Bias is 1 and the intercept
+// b is the bias weight W[NumFeature].
 func (s *Problem) Model() *model.Model {
 	m := &model.Model{SolverType: "LASSO", NumFeature: s.nf, Bias: -1, NrW: 1}
-	if !s.intercept {
-		m.W = append([]float64(nil), s.w...)
-		return m
+	n := s.nf
+	if s.intercept {
+		m.Bias = 1
+		n++
 	}
-	m.Bias = 1
-	m.W = make([]float64, s.nf+1)
-	copy(m.W, s.w)
-	var mw compsum.Sum
+	m.W = make([]float64, n)
 	for _, j := range s.cols {
-		mw.Add(s.mu[j] * s.w[j])
+		if w := s.w[j]; w != 0 {
+			m.W[j] = w * s.sc[j]
+		}
 	}
-	m.W[s.nf] = s.ybar - mw.Value()
+	if s.intercept {
+		var mw compsum.Sum
+		for _, j := range s.cols {
+			mw.Add(s.mu[j] * m.W[j])
+		}
+		m.W[s.nf] = s.ybar - mw.Value()
+	}
 	return m
 }
