@@ -266,6 +266,7 @@ func runSet(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, av
 		o.logf("%s: %v", n, err)
 	}
 	ev := newEvaluator(d)
+	refCut := map[string]bool{}
 
 	type key struct{ c, l, t int }
 	res := map[key]*result{}
@@ -303,8 +304,8 @@ func runSet(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, av
 					if r.Status != "" && r.Status != "ok" && r.Status != "not converged" {
 						continue
 					}
-					o.logf("%s: round %d, %s, %s, %s", name, round+1, c.Name, l.Name, tools[ti])
 					secs, pts, status := runTool(ctx, o, ws, srv, d, base, tools[ti], c, l, lamsOf[ci])
+					o.logf("%s: round %d, %s, %s, %s: %.3g s, %s", name, round+1, c.Name, l.Name, tools[ti], secs, status)
 					if status != "ok" && status != "not converged" {
 						r.Status = status
 						r.Seconds = append(r.Seconds, secs)
@@ -330,13 +331,23 @@ func runSet(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, av
 		refLams := lamsOf[ci]
 		p := base
 		p.Eps = o.RefRel * refLams[len(refLams)-1]
-		pp, err := acfcd.TrainPathLambdas(ctx, d, p, refLams)
-		if err != nil {
+		start := time.Now()
+		rctx, cancel := context.WithTimeout(ctx, o.RefTimeout)
+		pp, err := acfcd.TrainPathLambdas(rctx, d, p, refLams)
+		cancel()
+		if err != nil && rctx.Err() == nil {
 			return nil, "", fmt.Errorf("reference solve: %w", err)
 		}
-		ref := make([]float64, len(pp))
-		for k := range pp {
-			ref[k] = ev.objective(fromModel(pp[k].Lambda, pp[k].Model), 1)
+		o.logf("%s: reference solve, %s: %.3g s, %d of %d λ", name, c.Name, time.Since(start).Seconds(), len(pp), len(refLams))
+		ref := make([]float64, len(refLams))
+		for k := range ref {
+			ref[k] = math.Inf(1) // cut short: F* is the best run's
+			if k < len(pp) {
+				ref[k] = ev.objective(fromModel(pp[k].Lambda, pp[k].Model), 1)
+			}
+		}
+		if len(pp) < len(refLams) || !pp[len(pp)-1].Converged {
+			refCut[name+" / "+c.Name] = true
 		}
 		// F* is the lowest objective any run reached at that λ.
 		var rs []*result
@@ -375,6 +386,9 @@ func runSet(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, av
 				out = append(out, res[key{ci, li, ti}])
 			}
 		}
+	}
+	for k := range refCut {
+		info += "\n" + k
 	}
 	return out, info, nil
 }

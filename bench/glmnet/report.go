@@ -47,8 +47,16 @@ func ratio(other, a *result) string {
 func writeMarkdown(w io.Writer, o *options, sets []string, all []*result) {
 	fmt.Fprintln(w, "| set | rows | features | non-zeros | λ_max | default path |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---|")
+	var cut []string
 	for _, s := range sets {
-		fmt.Fprintln(w, s)
+		row, notes, _ := strings.Cut(s, "\n")
+		fmt.Fprintln(w, row)
+		if notes != "" {
+			cut = append(cut, strings.Split(notes, "\n")...)
+		}
+	}
+	if len(cut) > 0 {
+		fmt.Fprintf(w, "\nThe reference solve was cut short (-ref-timeout) or did not converge, F* is then the best objective any run reached: %s.\n", strings.Join(cut, "; "))
 	}
 	fmt.Fprintf(w, "\nObjective F = ½‖y − Xw − b‖² + λ‖w‖₁ with an intercept b (glmnet: λ/rows, standardize=FALSE; scikit-learn: alpha = λ/rows), "+
 		"evaluated here from each tool's weights; excess = (F − F*)/F*, the largest over a path's λ, F* the lowest F any run reached "+
