@@ -69,7 +69,14 @@ func runCV(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, ava
 	o.logf("%s: cross-validation, acfcd", name)
 	p := acfcd.Params{Problem: acfcd.Lasso, Intercept: true, Seed: o.Seed}
 	start := time.Now()
-	cv, err := acfcd.CrossValidatePath(ctx, d, p, acfcd.CVPathOptions{FoldID: ids})
+	cctx, cancel := context.WithTimeout(ctx, o.CVTimeout)
+	defer cancel()
+	cv, err := acfcd.CrossValidatePath(cctx, d, p, acfcd.CVPathOptions{FoldID: ids})
+	if cctx.Err() != nil {
+		row.Status = fmt.Sprintf("acfcd over -cv-timeout %v", o.CVTimeout)
+		row.ACFCDSec, row.AMin, row.A1SE = time.Since(start).Seconds(), math.NaN(), math.NaN()
+		return row, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +102,7 @@ func runCV(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, ava
 		return nil, err
 	}
 	o.logf("%s: cross-validation, cv.glmnet", name)
-	kv, timedOut, err := srv.call(ctx, fmt.Sprintf("cmd=cv lambda=default nlambda=100 thresh=1e-7 alpha=1 intercept=1 standardize=0 foldid=%s out=%s", idFile, outFile), 10*o.Timeout)
+	kv, timedOut, err := srv.call(ctx, fmt.Sprintf("cmd=cv lambda=default nlambda=100 thresh=1e-7 alpha=1 intercept=1 standardize=0 foldid=%s out=%s", idFile, outFile), o.CVTimeout)
 	switch {
 	case timedOut:
 		row.Status = "cv.glmnet timed out"
@@ -180,6 +187,9 @@ func writeCVCurves(w io.Writer, rows []*cvRow) error {
 	c := benchkit.CSVFloat
 	for _, r := range rows {
 		a := r.acfcd
+		if a == nil {
+			continue
+		}
 		for j, lam := range a.Lambda {
 			gm, gs, gn := "", "", ""
 			if r.glmnet != nil {

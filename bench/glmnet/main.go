@@ -92,42 +92,38 @@ func run(ctx context.Context, o *options, stdout io.Writer) error {
 		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), runtime.NumCPU(),
 		orNone(avail["glmnet"], "glmnet absent"), orNone(avail["sklearn"], "scikit-learn absent"), o.Rounds, o.Timeout)
 	var all []*result
-	var sets, cvs []string
-	for _, name := range o.Sets {
-		rs, info, err := runSet(ctx, o, ws, scripts, avail, name)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		sets = append(sets, info)
-		all = append(all, rs...)
-	}
+	var sets []string
 	var cvRows []*cvRow
-	for _, name := range o.CVSets {
-		r, err := runCV(ctx, o, ws, scripts, avail, name)
-		if err != nil {
-			return fmt.Errorf("%s: cross-validation: %w", name, err)
+	// The files are rewritten after every set, so that a run cut short
+	// keeps what it measured.
+	report := func(final bool) error {
+		var md bytes.Buffer
+		md.Write(out.Bytes())
+		if len(o.Sets) > 0 {
+			writeMarkdown(&md, o, sets, all)
 		}
-		cvRows = append(cvRows, r)
-		cvs = append(cvs, name)
-	}
-	writeMarkdown(&out, o, sets, all)
-	var cvOut bytes.Buffer
-	if len(cvRows) > 0 {
-		writeCVMarkdown(&cvOut, o, cvRows)
-		out.Write(cvOut.Bytes())
-	}
-	if _, err := stdout.Write(out.Bytes()); err != nil {
-		return err
-	}
-	if o.Out != "" {
+		if len(cvRows) > 0 {
+			writeCVMarkdown(&md, o, cvRows)
+		}
+		if final {
+			if _, err := stdout.Write(md.Bytes()); err != nil {
+				return err
+			}
+		}
+		if o.Out == "" {
+			return nil
+		}
 		if err := os.MkdirAll(o.Out, 0o755); err != nil {
 			return err
 		}
-		var csv bytes.Buffer
-		if err := writeCSV(&csv, all); err != nil {
-			return err
+		files := map[string][]byte{"glmnet.md": md.Bytes()}
+		if len(o.Sets) > 0 {
+			var csv bytes.Buffer
+			if err := writeCSV(&csv, all); err != nil {
+				return err
+			}
+			files["glmnet.csv"] = csv.Bytes()
 		}
-		files := map[string][]byte{"glmnet.md": out.Bytes(), "glmnet.csv": csv.Bytes()}
 		if len(cvRows) > 0 {
 			var c bytes.Buffer
 			if err := writeCVCSV(&c, cvRows); err != nil {
@@ -145,8 +141,30 @@ func run(ctx context.Context, o *options, stdout io.Writer) error {
 				return err
 			}
 		}
+		return nil
 	}
-	return nil
+	for _, name := range o.Sets {
+		rs, info, err := runSet(ctx, o, ws, scripts, avail, name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		sets = append(sets, info)
+		all = append(all, rs...)
+		if err := report(false); err != nil {
+			return err
+		}
+	}
+	for _, name := range o.CVSets {
+		r, err := runCV(ctx, o, ws, scripts, avail, name)
+		if err != nil {
+			return fmt.Errorf("%s: cross-validation: %w", name, err)
+		}
+		cvRows = append(cvRows, r)
+		if err := report(false); err != nil {
+			return err
+		}
+	}
+	return report(true)
 }
 
 func orNone(s, none string) string {

@@ -66,6 +66,7 @@ type options struct {
 	Timeout          time.Duration
 	LoadTimeout      time.Duration
 	RefTimeout       time.Duration
+	CVTimeout        time.Duration
 	Rscript, Python  string
 	RefRel           float64
 	CVSets           []string
@@ -92,6 +93,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.IntVar(&o.Rounds, "rounds", 3, "timed rounds (tools interleaved); times are medians")
 	fs.DurationVar(&o.Timeout, "timeout", 120*time.Second, "limit of one fit of one tool")
 	fs.DurationVar(&o.RefTimeout, "ref-timeout", 5*time.Minute, "limit of one cell's reference solve (cut short, F* is the best any run reached)")
+	fs.DurationVar(&o.CVTimeout, "cv-timeout", 20*time.Minute, "limit of each tool's whole cross-validation")
 	fs.DurationVar(&o.LoadTimeout, "load-timeout", 15*time.Minute, "limit of R's and python's reading of a data set")
 	fs.StringVar(&o.Rscript, "rscript", "Rscript", "Rscript with glmnet (\"\" leaves glmnet out)")
 	fs.StringVar(&o.Python, "python", "/usr/bin/python3", "python3 with scikit-learn (\"\" leaves scikit-learn out)")
