@@ -228,7 +228,8 @@ type Params struct {
 	C float64
 	// Eps is the stopping tolerance on the largest KKT violation; 0 means
 	// the problem's default: 0.1 for -s 1, 3, 7 and the Weston–Watkins SVM
-	// (liblinear's), 1e-3·max(λ, 1e-3·λ_max) for the LASSO. As in
+	// (liblinear's); for the LASSO a positive Eps stops on the largest KKT
+	// violation, and 0 means its duality-gap rule (GapTol). As in
 	// liblinear, -s 12 and 13 take it relative to the first sweep's summed
 	// violations (default 0.1), -s 21 on the maximal violating pair
 	// (default 0.01); for -s 0, 2 and 11 it is the relative gradient norm
@@ -261,7 +262,7 @@ type Params struct {
 	// value is the paper's defaults.
 	ACF acf.Config
 	// Lambda is the LASSO's L1 penalty λ ≥ 0: min_w ½‖Xw − y‖² + λ‖w‖₁.
-	// scikit-learn's alpha is λ/ℓ for ℓ examples.
+	// scikit-learn's alpha and glmnet's lambda are λ/ℓ for ℓ examples.
 	Lambda float64
 	// Intercept adds an unpenalised intercept to the LASSO (y and the
 	// columns are centred implicitly, without densifying X).
@@ -286,9 +287,10 @@ type Params struct {
 	UnregularizedBias bool
 	// GapTol > 0 stops the LASSO at the first full pass whose duality gap
 	// F(w) − D(θ) is at most GapTol, in the units of
-	// F = ½‖y − Xw‖² + λ‖w‖₁; the KKT tolerance then stops it too only if
-	// Eps > 0 was given. scikit-learn's tol corresponds to
-	// GapTol = tol·‖y‖² (tol·‖y − ȳ‖² with an intercept).
+	// F = ½‖y − Xw‖² + λ(α‖w‖₁ + ½(1−α)‖w‖²); the KKT tolerance then stops
+	// it too only if Eps > 0 was given. With neither, the LASSO stops at a
+	// gap of at most lasso.DefaultGapRel·F(w). scikit-learn's tol
+	// corresponds to GapTol = tol·‖y‖² (tol·‖y − ȳ‖² with an intercept).
 	GapTol float64
 	// NoFallback turns off what takes over from a stalling dual (-s 1 and
 	// 7: primal Newton; -s 3: an interior-point method) and the push of

@@ -176,6 +176,9 @@ type Tuning struct {
 	// on a working set that may be incomplete ends.
 	LassoWSMin    int
 	LassoInnerRel float64
+	// LassoGapEvery: a working-set run measures its gap at least every
+	// LassoGapEvery batches.
+	LassoGapEvery int
 }
 
 // DefaultTuning returns the defaults.
@@ -248,5 +251,6 @@ func DefaultTuning() Tuning {
 		LassoGapMaxWait: 8,
 		LassoWSMin:      100,
 		LassoInnerRel:   0.3,
+		LassoGapEvery:   10,
 	}
 }

@@ -79,6 +79,7 @@ func TestDefaultTuning(t *testing.T) {
 		"LassoGapMaxWait": 8,
 		"LassoWSMin":      100,
 		"LassoInnerRel":   0.3,
+		"LassoGapEvery":   10,
 	}
 	d := reflect.ValueOf(DefaultTuning())
 	for i := range d.NumField() {

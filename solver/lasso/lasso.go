@@ -27,9 +27,9 @@
 // point. It starts from a working set W: the features with w_j ≠ 0 and
 // those the sequential strong rule (Tibshirani et al. 2012) keeps,
 // |g_j(λ_prev)| ≥ α(2λ − λ_prev) with g_j = ρ_j − λ(1−α)w_j at the
-// previous solution, at most the Tuning.LassoWSMin or twice the support
-// of them by the priority |g_j|/‖x_cj‖ (celer's, Massias et al. 2018,
-// when W would be larger). The coordinate-descent driver (package solver,
+// previous solution — when there are more of the latter than
+// max(Tuning.LassoWSMin, the support's size), that many of them by the
+// priority |g_j|/‖x_cj‖ (celer's, Massias et al. 2018). The coordinate-descent driver (package solver,
 // with its selections: ACF by default) runs on W alone until W's duality
 // gap meets the tolerance — the final one when W holds every candidate,
 // else Tuning.LassoInnerRel times the last full gap. A full pass over all
@@ -45,8 +45,10 @@
 // residual recomputed from scratch. The dual is that of the LASSO on the
 // augmented data [X; √(λ(1−α))·I], [y; 0] (the elastic net is that
 // LASSO): D(θ) = s·rᵀy_c − ½s²(‖r‖² + λ(1−α)‖w‖²) at the scaled residual
-// θ = s·(r, −√(λ(1−α))w), s = min(1, λα/max_j |g_j|), which is feasible;
-// F(w) − F* ≤ gap.
+// θ = s·(r, −√(λ(1−α))w), s the maximiser of D over the feasible
+// s ≤ λα/max_j |g_j| (1 at the optimum); F(w) − F* ≤ gap. (Dual
+// extrapolation from the last residuals, celer's, gave no smaller gaps
+// under ACF: docs/tuning.md.)
 package lasso
 
 import (
@@ -67,7 +69,7 @@ import (
 // relative to the objective, gap ≤ DefaultGapRel·F(w), so that F(w) is
 // within that fraction of the optimum (docs/tuning.md compares it with
 // glmnet's default thresh = 1e-7).
-const DefaultGapRel = 1e-5
+const DefaultGapRel = 1e-4
 
 // DefaultEpsRel is the KKT tolerance relative to λ that DefaultEps gives.
 const DefaultEpsRel = 1e-3
@@ -238,7 +240,9 @@ type Problem struct {
 	maxG       float64 // the largest |g_j| of this batch's steps
 	wait, skip int
 	byGap      bool
+	batches    int
 	viols      []int32 // working-set positions above eps in the last pass
+
 }
 
 type cand struct {
@@ -433,14 +437,20 @@ func (s *Problem) l2() float64 {
 	return n.Value()
 }
 
-// gap is the duality gap F − D(θ) for the objective F, ‖r‖², rᵀy_c, ‖w‖²
-// and max_j |g_j|, with the dual point of the package comment.
-func (s *Problem) gap(obj, rr, ry, n2, maxG float64) float64 {
+// gap is the duality gap F − D at the dual point sθ̃ of the package
+// comment: obj is F, tt = ‖r‖², ty = rᵀy_c, n2 = ‖w‖² and maxG =
+// max_j |g_j|. s maximises D(sθ̃) = s·ty − ½s²(tt + λ(1−α)n2)
+// over the feasible s ≤ λα/maxG.
+func (s *Problem) gap(obj, tt, ty, n2, maxG float64) float64 {
 	sc := 1.0
 	if maxG > s.l1p {
 		sc = s.l1p / maxG
 	}
-	return max(obj-(float64(sc*ry)-float64(0.5*sc*sc*(rr+float64(s.l2p*n2)))), 0)
+	q := tt + float64(s.l2p*n2)
+	if q > 0 && ty < sc*q {
+		sc = max(ty/q, 0)
+	}
+	return max(obj-(float64(sc*ty)-float64(0.5*sc*sc*q)), 0)
 }
 
 // target is the gap at which the run stops at objective obj (0: none).
@@ -570,7 +580,7 @@ func (s *Problem) Fit(cfg solver.Config, seed uint64) Fit {
 		sub := (*wsProblem)(s)
 		run := solver.NewRun(sub, rc)
 		run.Obj = s.objective(s.rr, s.n1, s.n2)
-		s.wait, s.skip, s.maxG = 0, 0, 0
+		s.wait, s.skip, s.maxG, s.batches = 0, 0, 0, 0
 		ok := run.Solve(mix.Seed(seed, uint64(outer)))
 		f.Steps += run.Steps
 		f.Epochs += run.Epochs()
@@ -719,7 +729,9 @@ func (u *wsProblem) Due(viol float64) bool {
 			s.byGap = s.gap(obj, s.rr, s.ry, s.n2, maxG) <= s.wsTarget(obj)
 		}
 	}
-	return byEps || s.byGap
+	s.batches++
+	every := s.tune.LassoGapEvery > 0 && s.batches%s.tune.LassoGapEvery == 0
+	return byEps || s.byGap || every
 }
 
 // wsTarget is the gap at which the working set's run ends.

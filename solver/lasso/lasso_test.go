@@ -350,3 +350,56 @@ func BenchmarkLassoEpoch(b *testing.B) {
 		})
 	}
 }
+
+// The full pass after a working-set run is the strong rule's KKT check:
+// a feature the rule wrongly discards (its screening statistic ρ_j
+// corrupted to 0) is found violating, joins the working set, and the fit
+// reaches the same optimum as an uncorrupted one.
+func TestLassoStrongRuleKKTCheck(t *testing.T) {
+	tune := solver.DefaultTuning()
+	d := regression(23, 60, 40, 8, 0.3, 0.1, 1, 0.2)
+	pr, err := NewData(d, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := solver.Config{Selection: solver.ACF, MaxEpochs: 100000, Tuning: &tune}
+	caught := 0
+	for _, fr := range [][2]float64{{0.5, 0.4}, {0.4, 0.33}, {0.3, 0.25}, {0.2, 0.17}} {
+		l1, l2 := fr[0]*pr.LambdaMax(1), fr[1]*pr.LambdaMax(1)
+		ref := New(pr, 1, &tune)
+		ref.SetLambda(l1, 0, 1e-12)
+		ref.Fit(cfg, 1)
+		w1 := append([]float64(nil), ref.w...)
+		ref.SetLambda(l2, 0, 1e-12)
+		if f := ref.Fit(cfg, 2); !f.Converged {
+			t.Fatal("reference not converged")
+		}
+		for _, j := range pr.cols {
+			if w1[j] != 0 || ref.w[j] == 0 {
+				continue // only a feature that enters between l1 and l2
+			}
+			s := New(pr, 1, &tune)
+			s.SetLambda(l1, 0, 1e-12)
+			s.Fit(cfg, 1)
+			s.rho[j] = 0 // the strong rule now discards j at l2
+			s.SetLambda(l2, 0, 1e-12)
+			s.startSet()
+			if s.in[j] {
+				t.Fatalf("feature %d not discarded", j)
+			}
+			s.SetLambda(l2, 0, 1e-12)
+			s.lamSnap = l1
+			f := s.Fit(cfg, 2)
+			if !f.Converged || f.Passes < 2 || s.w[j] == 0 {
+				t.Errorf("feature %d: converged %v after %d full passes, w_j %g (want %g)", j, f.Converged, f.Passes, s.w[j], ref.w[j])
+			}
+			if math.Abs(s.PassObj-ref.PassObj) > 1e-10*ref.PassObj {
+				t.Errorf("feature %d: objective %.15g, uncorrupted %.15g", j, s.PassObj, ref.PassObj)
+			}
+			caught++
+		}
+	}
+	if caught == 0 {
+		t.Fatal("no feature enters between the two λ")
+	}
+}
