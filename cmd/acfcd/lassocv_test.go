@@ -6,10 +6,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/acfcd/acfcd"
+	"github.com/acfcd/acfcd/solver/lasso"
 )
 
 // TestLassoCV: -s lasso -v K without --lambda prints cv.glmnet's table
@@ -79,5 +81,19 @@ func TestLassoCV(t *testing.T) {
 	out, _, err := runCmd(t, "train", "-q", "-s", "lasso", "-v", "4", "--lambda-path", "30", "--intercept", data, filepath.Join(dir, "q"))
 	if err != nil || out != minLine+seLine {
 		t.Errorf("-q printed %q (%v), want %q", out, err, minLine+seLine)
+	}
+}
+
+// TestLassoUsageStop: the usage states the LASSO's default stopping rule
+// with the library's constant.
+func TestLassoUsageStop(t *testing.T) {
+	out, _, err := runCmd(t, "help", "train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := strings.Replace(strconv.FormatFloat(lasso.DefaultGapRel, 'e', -1, 64), "e-0", "e-", 1) // 1e-4
+	want := "duality gap <= " + rel + "*F(w)"
+	if !strings.Contains(out, want) {
+		t.Errorf("acfcd help train does not say %q", want)
 	}
 }
