@@ -158,6 +158,10 @@ func TestMedianRatio(t *testing.T) {
 	if ratio(g, a) != ">3.00" {
 		t.Errorf("timeout ratio %s", ratio(g, a))
 	}
+	g.Status, a.Status = "ok", "timeout"
+	if ratio(g, a) != "<3.00" {
+		t.Errorf("ratio against a timeout %s", ratio(g, a))
+	}
 	if fmtExcess(&result{Excess: math.NaN()}) != "–" || fmtExcess(&result{Excess: 1.23e-5}) != "1.2e-05" {
 		t.Error("fmtExcess")
 	}

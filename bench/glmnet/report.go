@@ -38,8 +38,11 @@ func ratio(other, a *result) string {
 		return "–"
 	}
 	s := fmt.Sprintf("%.2f", other.median()/a.median())
-	if other.Status == "timeout" {
+	switch {
+	case other.Status == "timeout":
 		s = ">" + s
+	case a.Status == "timeout":
+		s = "<" + s
 	}
 	return s
 }
