@@ -93,7 +93,7 @@ func runCV(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, ava
 	}
 	srv := newServers(o, scripts, map[string]string{"glmnet": avail["glmnet"]}, path, d.Features)["glmnet"]
 	defer srv.close()
-	idFile, outFile := ws.Path("acfcd-foldid.txt"), ws.Path("acfcd-cv.bin")
+	idFile, outFile := ws.Path(scratch("foldid.txt")), ws.Path(scratch("cv.bin"))
 	var b strings.Builder
 	for _, f := range ids {
 		fmt.Fprintln(&b, f)

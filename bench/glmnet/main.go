@@ -174,9 +174,13 @@ func orNone(s, none string) string {
 	return s
 }
 
+// scratch names a file of this process in the workspace, so that runs
+// sharing a -workdir do not read each other's λ and coefficients.
+func scratch(name string) string { return fmt.Sprintf("acfcd-%d-%s", os.Getpid(), name) }
+
 // writeScripts puts the R and python scripts into the workspace.
 func writeScripts(ws *benchkit.Workspace) (map[string]string, error) {
-	m := map[string]string{"glmnet": ws.Path("acfcd-glmnet.R"), "sklearn": ws.Path("acfcd-sklearnfit.py")}
+	m := map[string]string{"glmnet": ws.Path(scratch("glmnet.R")), "sklearn": ws.Path(scratch("sklearnfit.py"))}
 	if err := os.WriteFile(m["glmnet"], []byte(glmnetR), 0o644); err != nil {
 		return nil, err
 	}
@@ -507,8 +511,8 @@ func runTool(ctx context.Context, o *options, ws *benchkit.Workspace, srv map[st
 		return secs, out, status
 	case "glmnet", "sklearn":
 		s := srv[tool]
-		outFile := ws.Path("acfcd-" + tool + "-coef.bin")
-		lamFile := ws.Path("acfcd-glmnet-lambda.txt")
+		outFile := ws.Path(scratch(tool + "-coef.bin"))
+		lamFile := ws.Path(scratch("glmnet-lambda.txt"))
 		var cmd string
 		if tool == "glmnet" {
 			lam := lamFile
