@@ -92,6 +92,9 @@ type trainFlags struct {
 	gap         float64
 	lambdaPath  int
 	lambdaRatio float64
+	alpha       float64
+	standardize bool
+	choice      string // --lambda-choice
 	data        dataFlags
 
 	savePartial bool       // --save-partial: an interrupted run saves its unconverged model
@@ -102,7 +105,8 @@ type trainFlags struct {
 func (t *trainFlags) params(weights map[float64]float64, sel acfcd.Selection) acfcd.Params {
 	p := acfcd.Params{Problem: t.solver, C: t.c, Eps: t.eps, Bias: t.bias, Weights: weights,
 		Select: sel, Seed: t.seed, MaxEpochs: t.maxEpochs, Lambda: t.lambda, Intercept: t.intercept,
-		GapTol: t.gap, NoFallback: t.fallback == "none", Nu: t.nu, UnregularizedBias: t.noRegBias}
+		GapTol: t.gap, NoFallback: t.fallback == "none", Nu: t.nu, UnregularizedBias: t.noRegBias,
+		Alpha: t.alpha, Standardize: t.standardize}
 	p.P = t.p
 	if t.set["p"] && t.p == 0 {
 		p.P = -1 // Params: 0 is the default 0.1, a negative P is ε = 0
@@ -145,17 +149,18 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	modelPath := filepath.Base(dataPath) + ".model"
 	if fs.NArg() == 2 {
 		modelPath = fs.Arg(1)
-	} else if dataPath == "-" && t.folds == 0 {
+	} else if dataPath == "-" && (t.folds == 0 || t.pathCV()) {
 		return fs.args("train - reads DATA from standard input and then needs MODEL (- for standard output)")
 	}
 
 	// The model on standard output keeps stdout for the model alone: the
 	// summary and report go to stderr.
 	info := stdout
-	if t.folds == 0 && (modelPath == "-" || atomicfile.IsStdout(modelPath)) {
+	saves := (t.folds == 0 || t.pathCV()) && !fc.on
+	if saves && (modelPath == "-" || atomicfile.IsStdout(modelPath)) {
 		info = stderr
 	}
-	if t.folds == 0 && !fc.on && modelPath != "-" {
+	if saves && modelPath != "-" {
 		// An unwritable MODEL is reported now, not after the training.
 		if err := atomicfile.Check(modelPath); err != nil {
 			return err
@@ -179,6 +184,9 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 
 	if fc.on {
 		return fc.run(ctx, stdout, stderr, fs.FlagSet, d, p, t.folds, t.quiet)
+	}
+	if t.pathCV() {
+		return t.lassoCV(ctx, stdout, info, stderr, d, p, modelPath)
 	}
 	if t.folds > 0 {
 		return crossValidate(ctx, stdout, stderr, d, p, t.folds, t.quiet)
@@ -244,8 +252,11 @@ func newTrainFlags(stdout io.Writer) (*flagSet, *trainFlags, *string) {
 	fs.Float64Var(&t.lambda, "lambda", 0, "lasso: the L1 penalty λ of ½‖Xw − y‖² + λ‖w‖₁ (scikit-learn's alpha = λ/rows)")
 	fs.BoolVar(&t.intercept, "intercept", false, "lasso: fit an unpenalised intercept")
 	fs.Float64Var(&t.gap, "gap", 0, "lasso: stop when the duality gap is below this instead of the KKT tolerance -e")
-	fs.IntVar(&t.lambdaPath, "lambda-path", 0, "lasso: fit this many λ from λ_max down (geometric, warm starts); saves the last model")
-	fs.Float64Var(&t.lambdaRatio, "lambda-ratio", 1e-3, "lasso: smallest λ of --lambda-path as a fraction of λ_max")
+	fs.IntVar(&t.lambdaPath, "lambda-path", 0, "lasso: fit this many λ from λ_max down (geometric, warm starts, glmnet's early stop when the\nexplained deviance saturates); saves the last model. With -v K: the path cross-validated (default 100)")
+	fs.Float64Var(&t.lambdaRatio, "lambda-ratio", 0, "lasso: smallest λ of the path as a fraction of λ_max (default glmnet's: 1e-4 with more rows\nthan features, else 1e-2)")
+	fs.Float64Var(&t.alpha, "alpha", 1, "lasso: glmnet's elastic-net mixing α in (0, 1]: ½‖Xw − y‖² + λ(α‖w‖₁ + ½(1 − α)‖w‖²)")
+	fs.BoolVar(&t.standardize, "standardize", false, "lasso: glmnet's standardize: penalise the weights of columns scaled to unit variance\n(weights reported on the original scale)")
+	fs.StringVar(&t.choice, "lambda-choice", "1se", "lasso -v K without --lambda (λ by cross-validation, as cv.glmnet): min or 1se, the λ whose\nmodel on all of DATA is saved to MODEL (1se, the largest λ within one standard error of the\nleast mean error, is what glmnet's coef() and predict() of a cv.glmnet fit use)")
 	t.data.register(fs)
 	t.fc.register(fs.FlagSet) // -C (findc.go)
 	fs.help = func(w io.Writer) { trainUsage(w, fs.FlagSet) }
@@ -297,22 +308,46 @@ func (t *trainFlags) check() error {
 		return usagef("-v %d: n-fold cross validation needs n >= 2", t.folds)
 	}
 	if s == acfcd.Lasso {
-		if t.lambdaPath == 0 && !(t.lambda > 0 && !math.IsInf(t.lambda, 0)) {
-			return usagef("-s lasso needs --lambda L > 0 (or --lambda-path N)")
+		if t.set["lambda"] && !(t.lambda > 0 && !math.IsInf(t.lambda, 0)) {
+			return usagef("--lambda %g: λ must be a positive number", t.lambda)
 		}
-		if t.lambdaPath < 0 || !(t.lambdaRatio > 0 && t.lambdaRatio <= 1) {
-			return usagef("--lambda-path needs N >= 1 and 0 < --lambda-ratio <= 1")
+		if t.set["lambda-path"] && t.lambdaPath < 1 {
+			return usagef("--lambda-path %d: the path needs N >= 1 λ", t.lambdaPath)
+		}
+		if !t.set["lambda"] && t.lambdaPath == 0 && t.folds == 0 {
+			return usagef("-s lasso needs --lambda L > 0, --lambda-path N or -v K (λ by cross-validation)")
+		}
+		if !(t.lambdaRatio >= 0 && t.lambdaRatio <= 1) {
+			return usagef("--lambda-ratio %g: want 0 < ratio <= 1 (0: glmnet's default)", t.lambdaRatio)
+		}
+		if !(t.alpha > 0 && t.alpha <= 1) {
+			return usagef("--alpha %g: the elastic-net mixing must be in (0, 1]", t.alpha)
 		}
 		if !(t.gap >= 0) || math.IsInf(t.gap, 0) {
 			return usagef("--gap %g: must be a number >= 0", t.gap)
 		}
-		if t.folds > 0 && t.lambdaPath > 0 {
-			return usagef("-v cross-validates one λ (--lambda), not a --lambda-path")
+		if t.folds > 0 && t.set["lambda"] && t.lambdaPath > 0 {
+			return usagef("-v with --lambda cross-validates that one λ; without --lambda, the --lambda-path: give one of them")
 		}
-	} else if t.lambda != 0 || t.intercept || t.gap != 0 || t.lambdaPath != 0 {
-		return usagef("--lambda, --intercept, --gap and --lambda-path are for -s lasso")
+		if t.choice != "min" && t.choice != "1se" {
+			return usagef("--lambda-choice %q: want min or 1se", t.choice)
+		}
+		if t.set["lambda-choice"] && !t.pathCV() {
+			return usagef("--lambda-choice is for λ by cross-validation: -s lasso -v K without --lambda")
+		}
+		if t.set["lambda-ratio"] && t.lambdaPath == 0 && !t.pathCV() {
+			return usagef("--lambda-ratio is for a path: --lambda-path N or -v K without --lambda")
+		}
+	} else if t.lambda != 0 || t.intercept || t.gap != 0 || t.lambdaPath != 0 || t.set["alpha"] || t.standardize ||
+		t.set["lambda-choice"] || t.set["lambda-ratio"] {
+		return usagef("--lambda, --intercept, --gap, --alpha, --standardize, --lambda-path, --lambda-ratio and --lambda-choice are for -s lasso")
 	}
 	return nil
+}
+
+// pathCV reports λ by cross-validation: -s lasso -v K without --lambda.
+func (t *trainFlags) pathCV() bool {
+	return t.solver == acfcd.Lasso && t.folds > 0 && !t.set["lambda"]
 }
 
 // checkSelection refuses a --select the solver does not take.
@@ -392,7 +427,7 @@ options (liblinear-train's):
   acfcd's own
 	ww -- Weston-Watkins multi-class support vector classification (dual)
 	lasso -- L1-regularized least squares regression, min 1/2 |Xw - y|^2 + lambda |w|_1
-	         (primal; --lambda)
+	         (primal; --lambda, a path with --lambda-path, lambda by cross-validation with -v)
 -c cost : set the parameter C (default 1)
 -p epsilon : set the epsilon in loss function of SVR (default 0.1)
 -n nu : set the parameter nu of one-class SVM (default 0.5)
@@ -413,13 +448,15 @@ options (liblinear-train's):
 		|f'(alpha)|_1 <= eps |f'(alpha0)|,
 		where f is the dual function (default 0.1)
 	-s lasso
-		largest KKT violation <= eps (default 1e-3*max(lambda, 1e-3*lambda_max))
+		with -e: largest KKT violation <= eps; without -e (or --gap): duality gap <= 1e-4*F(w)
 -B bias : if bias >= 0, instance x becomes [x; bias]; if < 0, no bias term added (default -1)
 -R : not regularize the bias; must with -B 1 to have the bias (for -s 0, 2, 5, 6, 11)
 -wi weight : weights adjust the parameter C of different classes: C of class i is weight*C
 	(e.g. -w1 5 -w-1 0.5; a label given twice gets the product of its weights)
 -v n : n-fold cross validation mode (accuracy; mean squared error and squared
-	correlation coefficient for -s 11, 12, 13 and lasso)
+	correlation coefficient for -s 11, 12, 13 and lasso with --lambda); -s lasso without
+	--lambda: lambda by cross-validation as cv.glmnet (the mean error and its standard error
+	at each lambda of the path, lambda.min and lambda.1se; saves MODEL at --lambda-choice)
 `)
 	if fs.Lookup("C") != nil {
 		fmt.Fprint(w, "-C : find parameters (C for -s 0, 2 and C, p for -s 11)\n")
