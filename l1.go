@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/acfcd/acfcd/internal/fault"
 	"github.com/acfcd/acfcd/internal/mix"
 	"github.com/acfcd/acfcd/internal/procs"
 	solver "github.com/acfcd/acfcd/solver"
@@ -64,80 +61,44 @@ func trainL1(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mode
 	subs := make([]Result, nsub)
 	progress := lockedProgress(p.Progress)
 
-	// As trainDual: a worker that finds no class left gives its processor
-	// back to the pool, the last one keeps it for the caller.
-	workers = 1 + pool.Take(workers-1)
-	var alive atomic.Int64
-	alive.Store(int64(workers))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var faultMu sync.Mutex
-	var faultErr error
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if alive.Add(-1) > 0 {
-					pool.Give(1)
-				}
-			}()
-			defer fault.Guard()()
-			var err error
-			defer func() {
-				if err != nil {
-					faultMu.Lock()
-					faultErr = err
-					faultMu.Unlock()
-				}
-			}()
-			defer fault.Recover(d.Source, &err)
-			var svc *l1.SVC
-			var lr *l1.LR
-			if p.Problem == L1SquaredHinge {
-				svc = l1.NewSVC(data, p.UnregularizedBias, p.Tuning)
+	err = eachSubproblem(ctx, d, pool, nsub, func() func(k int) {
+		// Each worker has its own solver buffers.
+		var svc *l1.SVC
+		var lr *l1.LR
+		if p.Problem == L1SquaredHinge {
+			svc = l1.NewSVC(data, p.UnregularizedBias, p.Tuning)
+		} else {
+			lr = l1.NewLR(data, p.UnregularizedBias, p.Tuning)
+		}
+		return func(k int) {
+			r := &subs[k]
+			cp, cn := weighted[k], p.C
+			if len(labels) == 2 {
+				cp, cn = weighted[0], weighted[1]
+			}
+			sp := l1Sub{ctx: ctx, p: &p, eps: eps, maxEpochs: maxEpochs, class: k, seed: mix.Seed(p.Seed, uint64(k)),
+				progress: progress, res: r}
+			var w []float64
+			if svc != nil {
+				sp.svc(svc, d.Label, labels[k], cp, cn)
+				w = svc.W()
 			} else {
-				lr = l1.NewLR(data, p.UnregularizedBias, p.Tuning)
+				sp.lr(lr, d.Label, labels[k], cp, cn)
+				w = lr.W()
 			}
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= nsub {
-					return
-				}
-				r := &subs[k]
-				if ctx.Err() != nil {
-					r.Cancelled = true // not started: w = 0
-					continue
-				}
-				cp, cn := weighted[k], p.C
-				if len(labels) == 2 {
-					cp, cn = weighted[0], weighted[1]
-				}
-				sp := l1Sub{ctx: ctx, p: &p, eps: eps, maxEpochs: maxEpochs, class: k, seed: mix.Seed(p.Seed, uint64(k)),
-					progress: progress, res: r}
-				var w []float64
-				if svc != nil {
-					sp.svc(svc, d.Label, labels[k], cp, cn)
-					w = svc.W()
-				} else {
-					sp.lr(lr, d.Label, labels[k], cp, cn)
-					w = lr.W()
-				}
-				for j := range rows {
-					mdl.W[j*nsub+k] = w[j]
-				}
-				r.NNZW = 0
-				for _, v := range w {
-					if v != 0 {
-						r.NNZW++
-					}
+			for j := range rows {
+				mdl.W[j*nsub+k] = w[j]
+			}
+			r.NNZW = 0
+			for _, v := range w {
+				if v != 0 {
+					r.NNZW++
 				}
 			}
-		}()
-	}
-	wg.Wait()
-	if faultErr != nil {
-		return nil, nil, faultErr
+		}
+	}, func(k int) { subs[k].Cancelled = true }) // not started: w = 0
+	if err != nil {
+		return nil, nil, err
 	}
 
 	res.Converged = true
