@@ -145,21 +145,7 @@ func newPrimalTraining(ctx context.Context, d *Dataset, p Params) (*primalTraini
 		weighted, warnings := classCosts(labels, p)
 		res.Warnings = warnings
 		pt.rows = rows.New(d, p.bias())
-		// Subproblems as liblinear's train(): see newDualTraining.
-		nsub := len(labels)
-		if nsub == 2 {
-			nsub = 1
-		}
-		pt.subs = make([]subproblem, nsub)
-		for k := range pt.subs {
-			s := &pt.subs[k]
-			s.class = k
-			if len(labels) == 2 {
-				s.cp, s.cn = weighted[0], weighted[1]
-			} else {
-				s.cp, s.cn = weighted[k], p.C
-			}
-		}
+		pt.subs = newSubproblems(labels, weighted, p.C)
 	}
 	pt.progress = lockedProgress(p.Progress)
 	return pt, res, nil

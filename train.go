@@ -248,24 +248,9 @@ func newDualTraining(ctx context.Context, d *Dataset, p Params) (*dualTraining, 
 	}
 	dt.progress = lockedProgress(p.Progress)
 
-	// Subproblems as liblinear's train(): two classes give one problem with
-	// class 0 positive, Cp = weighted C of class 0 and Cn = that of class 1;
-	// otherwise (one class included) one-vs-rest with Cp = weighted C of
-	// class k and Cn = C.
-	nsub := len(labels)
-	if nsub == 2 {
-		nsub = 1
-	}
-	dt.subs = make([]subproblem, nsub)
+	dt.subs = newSubproblems(labels, weighted, p.C)
 	for k := range dt.subs {
-		s := &dt.subs[k]
-		s.class = k
-		if len(labels) == 2 {
-			s.cp, s.cn = weighted[0], weighted[1]
-		} else {
-			s.cp, s.cn = weighted[k], p.C
-		}
-		s.seed = mix.Seed(p.Seed, uint64(k)) // its own stream whatever goroutine runs it
+		dt.subs[k].seed = mix.Seed(p.Seed, uint64(k)) // its own stream whatever goroutine runs it
 	}
 	return dt, res, nil
 }
@@ -566,4 +551,26 @@ func lockedProgress(f func(Progress)) func(Progress) {
 		defer mu.Unlock()
 		f(pr)
 	}
+}
+
+// newSubproblems returns liblinear's train() subproblems with their
+// costs: two classes give one problem with class 0 positive, Cp = weighted
+// C of class 0 and Cn = that of class 1; otherwise (one class included)
+// one-vs-rest with Cp = weighted C of class k and Cn = c.
+func newSubproblems(labels, weighted []float64, c float64) []subproblem {
+	nsub := len(labels)
+	if nsub == 2 {
+		nsub = 1
+	}
+	subs := make([]subproblem, nsub)
+	for k := range subs {
+		s := &subs[k]
+		s.class = k
+		if len(labels) == 2 {
+			s.cp, s.cn = weighted[0], weighted[1]
+		} else {
+			s.cp, s.cn = weighted[k], c
+		}
+	}
+	return subs
 }
