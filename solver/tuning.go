@@ -195,6 +195,14 @@ type Tuning struct {
 	// non-zeros, in non-zeros, for ACF's gain per cost (negative: ACF
 	// adapts to the gains alone).
 	LassoStepOps int
+	// LassoNewton is the share of the work since the last support Newton
+	// step that the next may spend (0: none): once a failed working-set
+	// pass sees the same support and signs as the one before, and the
+	// support holds at least LassoNewtonRows times the examples, F on
+	// that orthant is minimised by conjugate gradients, where CD alone
+	// crawls on the nearly singular X_S.
+	LassoNewton     float64
+	LassoNewtonRows float64
 }
 
 // DefaultTuning returns the defaults.
@@ -272,5 +280,7 @@ func DefaultTuning() Tuning {
 		LassoInnerRel:   0.3,
 		LassoGapEvery:   10,
 		LassoStepOps:    8,
+		LassoNewton:     1,
+		LassoNewtonRows: 0.5,
 	}
 }

@@ -84,6 +84,8 @@ func TestDefaultTuning(t *testing.T) {
 		"LassoInnerRel":   0.3,
 		"LassoGapEvery":   10,
 		"LassoStepOps":    8,
+		"LassoNewton":     1.0,
+		"LassoNewtonRows": 0.5,
 	}
 	d := reflect.ValueOf(DefaultTuning())
 	for i := range d.NumField() {

@@ -39,6 +39,13 @@
 // goes on. So a path touches the whole data about once per λ, where plain
 // CD sweeps it every epoch.
 //
+// Near interpolation (a support of at least Tuning.LassoNewtonRows times
+// the examples, typical of small λ with more features than examples) CD
+// converges at the rate of a nearly singular X̃_S; a working-set pass that
+// fails with the same support and signs as the one before then takes a
+// support Newton step (newton.go): conjugate gradients on F restricted to
+// the current orthant, and the exact minimisation of F along the result.
+//
 // Stopping rule: the duality gap F(w) − D(θ) at most DefaultGapRel·F(w)
 // by default (or an absolute gap tolerance, or the largest KKT violation
 // at most eps, as the caller asks), certified by a full pass with the
@@ -246,6 +253,17 @@ type Problem struct {
 	batches    int
 	viols      []int32 // working-set positions above eps in the last pass
 
+	// The support Newton step (newton.go): g_j per working-set position
+	// at the last pass, the support signature of the last failed pass,
+	// Ops at the last step, scratch.
+	gws                       []float64
+	nSig                      uint64
+	nSupp                     int
+	newtonAt                  int64
+	nIdx                      []int32
+	nD, nRes, nZ, nP, nAp, nU []float64
+	nKeep, nB                 []float64
+	nBreak                    []brk
 }
 
 type cand struct {
@@ -616,6 +634,7 @@ func (s *Problem) Fit(cfg solver.Config, seed uint64) Fit {
 		run := solver.NewRun(sub, rc)
 		run.Obj = s.objective(s.rr, s.n1, s.n2)
 		s.wait, s.skip, s.maxG, s.batches = 0, 0, 0, 0
+		s.nSupp, s.newtonAt = -1, s.Ops
 		ok := run.Solve(mix.Seed(seed, uint64(outer)))
 		f.Steps += run.Steps
 		f.Epochs += run.Epochs()
@@ -809,37 +828,18 @@ func (s *Problem) wsTarget(obj float64) float64 {
 // pass then steps on the coordinates above eps (solver.Problem).
 func (u *wsProblem) Pass(r *solver.Run, repair bool) bool {
 	s := (*Problem)(u)
-	if !s.fresh { // else the working set's pass just did it
-		s.resetResidual()
-	}
-	obj := s.objective(s.rr, s.n1, s.n2)
-	var viol, maxG float64
-	s.viols = s.viols[:0]
-	for k, j := range s.ws {
-		c := &s.wsc[k]
-		idx, val := s.csc.RowIndex[c.a:c.b:c.b], s.csc.Value[c.a:c.b:c.b]
-		r := kernel.Dot(idx, val, s.rs)
-		if s.intercept {
-			r += float64(s.off * c.cs)
-		}
-		s.Ops += int64(len(idx))
-		g := float64(c.sc*r) - float64(s.l2p*s.w[j])
-		v := violation(s.w[j], g, s.l1p)
-		viol = max(viol, v)
-		maxG = max(maxG, math.Abs(g))
-		if v > s.eps {
-			s.viols = append(s.viols, int32(k))
-		}
-	}
-	r.Obj = obj
-	s.wsGap = s.gap(obj, s.rr, s.ry, s.n2, maxG)
-	ok := s.wsGap <= s.wsTarget(obj) || (s.useEps && s.innerTol == 0 && viol <= s.eps)
+	ok := s.measureSet(r)
 	if ok || !repair {
 		return ok
 	}
 	if s.byGap {
 		s.wait = min(max(2*s.wait, 1), s.tune.LassoGapMaxWait)
 		s.skip = s.wait
+	}
+	if it := s.newtonDue(); it > 0 && s.newton(s.gws, it) {
+		if s.measureSet(r) {
+			return true
+		}
 	}
 	for _, k := range s.viols {
 		_, _, gain := s.stepCol(s.ws[k], &s.wsc[k])
@@ -852,6 +852,42 @@ func (u *wsProblem) Pass(r *solver.Run, repair bool) bool {
 		}
 	}
 	return false
+}
+
+// measureSet is Pass's measure: the residual recomputed, g_j and the
+// violators over the working set, its duality gap; it reports whether
+// the run's tolerance is met.
+func (s *Problem) measureSet(r *solver.Run) bool {
+	if !s.fresh { // else the working set's pass just did it
+		s.resetResidual()
+	}
+	obj := s.objective(s.rr, s.n1, s.n2)
+	var viol, maxG float64
+	s.viols = s.viols[:0]
+	if cap(s.gws) < len(s.ws) {
+		s.gws = make([]float64, len(s.ws))
+	}
+	s.gws = s.gws[:len(s.ws)]
+	for k, j := range s.ws {
+		c := &s.wsc[k]
+		idx, val := s.csc.RowIndex[c.a:c.b:c.b], s.csc.Value[c.a:c.b:c.b]
+		r := kernel.Dot(idx, val, s.rs)
+		if s.intercept {
+			r += float64(s.off * c.cs)
+		}
+		s.Ops += int64(len(idx))
+		g := float64(c.sc*r) - float64(s.l2p*s.w[j])
+		s.gws[k] = g
+		v := violation(s.w[j], g, s.l1p)
+		viol = max(viol, v)
+		maxG = max(maxG, math.Abs(g))
+		if v > s.eps {
+			s.viols = append(s.viols, int32(k))
+		}
+	}
+	r.Obj = obj
+	s.wsGap = s.gap(obj, s.rr, s.ry, s.n2, maxG)
+	return s.wsGap <= s.wsTarget(obj) || (s.useEps && s.innerTol == 0 && viol <= s.eps)
 }
 
 // dot2 returns Σ (x_i + off)² with compensated summation.

@@ -403,3 +403,54 @@ func TestLassoStrongRuleKKTCheck(t *testing.T) {
 		t.Fatal("no feature enters between the two λ")
 	}
 }
+
+// Near interpolation (support about the number of rows, λ = 0.002·λ_max)
+// the support Newton step reaches the optimum in a fraction of the
+// operations of CD alone; the two fits agree, and the KKT conditions,
+// recomputed in exact arithmetic at the Newton fit's weights, hold.
+func TestLassoNewtonNearInterpolation(t *testing.T) {
+	d := regression(31, 40, 300, 30, 0.25, 0.3, 1, 0.2)
+	pr, err := NewData(d, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lam := 0.002 * pr.LambdaMax(1)
+	fit := func(newton float64) (*Problem, Fit) {
+		tune := solver.DefaultTuning()
+		tune.LassoNewton = newton
+		s := New(pr, 1, &tune)
+		s.SetLambda(lam, 0, 1e-10)
+		cfg := solver.Config{Selection: solver.ACF, MaxEpochs: 1 << 24, Tuning: &tune}
+		return s, s.Fit(cfg, 1)
+	}
+	off, fo := fit(0)
+	on, fn := fit(1)
+	if !fo.Converged || !fn.Converged {
+		t.Fatalf("converged: without the step %v, with it %v", fo.Converged, fn.Converged)
+	}
+	nnz := 0
+	for _, v := range on.w {
+		if v != 0 {
+			nnz++
+		}
+	}
+	if nnz < d.Rows/2 {
+		t.Fatalf("%d non-zeros on %d rows: not the regime under test", nnz, d.Rows)
+	}
+	t.Logf("operations: %d with the step, %d without", on.Ops, off.Ops)
+	if on.Ops*2 > off.Ops {
+		t.Errorf("with the Newton step %d operations, without %d: want fewer than half", on.Ops, off.Ops)
+	}
+	if math.Abs(on.PassObj-off.PassObj) > 1e-9*off.PassObj {
+		t.Errorf("objective %.15g with the step, %.15g without", on.PassObj, off.PassObj)
+	}
+	c := newCentred(d, true)
+	rho := c.rho(c.residual(on.w))
+	worst := 0.0
+	for j, v := range on.w {
+		worst = max(worst, kktViolation(v, rho[j], lam))
+	}
+	if worst > 1e-6*lam {
+		t.Errorf("largest KKT violation %g, λ = %g", worst, lam)
+	}
+}
