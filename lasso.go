@@ -263,7 +263,6 @@ func TrainPathLambdas(ctx context.Context, d *Dataset, p Params, lambdas []float
 // lassoPathProblem resolves p for a path and returns the problem at w = 0.
 func lassoPathProblem(d *Dataset, p Params) (*lasso.Problem, Params, error) {
 	p.Problem = Lasso
-	p.GapTol = 0
 	if err := p.resolve(); err != nil {
 		return nil, p, err
 	}

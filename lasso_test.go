@@ -1133,3 +1133,25 @@ func TestLassoStandardize(t *testing.T) {
 		}
 	}
 }
+
+// A path honours an absolute gap tolerance at every λ, as a single fit
+// does: each point's duality gap is at most GapTol, tighter than the
+// default rule gives.
+func TestLassoPathGapTol(t *testing.T) {
+	d := lassoGen(lassoSpec{seed: 8, rows: 100, feats: 200, density: 0.08, k: 15, noise: 0.3, offset: 1, shift: 0.2})
+	p := Params{Intercept: true, Seed: 3}
+	lams, err := LambdaSequence(d, p, 10, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.GapTol = 1e-9
+	pts, err := TrainPathLambdas(context.Background(), d, p, lams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, pt := range pts {
+		if !pt.Converged || !(pt.Gap <= p.GapTol) {
+			t.Errorf("point %d (λ %g): converged %v, gap %g, want at most %g", k, pt.Lambda, pt.Converged, pt.Gap, p.GapTol)
+		}
+	}
+}
