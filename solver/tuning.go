@@ -203,6 +203,15 @@ type Tuning struct {
 	// crawls on the nearly singular X_S.
 	LassoNewton     float64
 	LassoNewtonRows float64
+	// LassoContinue: a single LASSO fit at λ < LassoContinue·λ_max under
+	// the default stopping rule, on data with fewer than
+	// LassoContinueRows examples per feature, first
+	// solves LassoContinueSteps λ per decade from λ_max down, each to a
+	// duality gap of LassoContinueGap·F (0: no continuation).
+	LassoContinue      float64
+	LassoContinueRows  float64
+	LassoContinueSteps int
+	LassoContinueGap   float64
 }
 
 // DefaultTuning returns the defaults.
@@ -282,5 +291,10 @@ func DefaultTuning() Tuning {
 		LassoStepOps:    8,
 		LassoNewton:     1,
 		LassoNewtonRows: 0.5,
+
+		LassoContinue:      0.05,
+		LassoContinueRows:  0.1,
+		LassoContinueSteps: 2,
+		LassoContinueGap:   1e-2,
 	}
 }

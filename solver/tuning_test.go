@@ -86,6 +86,11 @@ func TestDefaultTuning(t *testing.T) {
 		"LassoStepOps":    8,
 		"LassoNewton":     1.0,
 		"LassoNewtonRows": 0.5,
+
+		"LassoContinue":      0.05,
+		"LassoContinueRows":  0.1,
+		"LassoContinueSteps": 2,
+		"LassoContinueGap":   1e-2,
 	}
 	d := reflect.ValueOf(DefaultTuning())
 	for i := range d.NumField() {

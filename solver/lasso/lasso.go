@@ -198,6 +198,9 @@ func (pr *Data) LambdaMax(alpha float64) float64 { return pr.gMax / alpha }
 // Work is the non-zeros of a sweep.
 func (pr *Data) Work() int64 { return 2 * pr.nnz }
 
+// Rows is the number of examples.
+func (pr *Data) Rows() int { return pr.rows }
+
 // Features is the number of features (coordinates and not).
 func (pr *Data) Features() int { return pr.nf }
 
@@ -315,6 +318,12 @@ func (s *Problem) SetLambda(lam, eps, gapTol float64) float64 {
 		s.PassViol, s.PassGap, s.PassObj = math.NaN(), math.NaN(), math.NaN()
 	}
 	return eps
+}
+
+// SetGapRel replaces the stopping rule of the last SetLambda by a
+// duality gap of at most rel·F(w).
+func (s *Problem) SetGapRel(rel float64) {
+	s.useEps, s.gapTol, s.gapRel = false, 0, rel
 }
 
 // Objective is F(w) from the residual as it is (no recomputation).
