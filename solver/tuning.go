@@ -42,6 +42,14 @@ type Tuning struct {
 	// on; DupsMaxRows bounds the examples searched for them.
 	PushDups    bool
 	DupsMaxRows int
+	// HingeGapRel, HingeGapTighten, HingeGapRounds: a point of -s 3
+	// certified at eps whose duality gap exceeds HingeGapRel times the
+	// primal, while its free examples (0 < α_i < C_i) outnumber the
+	// dimension, is not accepted: eps is multiplied by HingeGapTighten
+	// and dual CD goes on, at most HingeGapRounds times (0: never).
+	HingeGapRel     float64
+	HingeGapTighten float64
+	HingeGapRounds  int
 
 	// The switch from a stalling dual to a finisher.
 
@@ -229,6 +237,10 @@ func DefaultTuning() Tuning {
 		XsqStoreMax: 1 << 22,
 		PushDups:    true,
 		DupsMaxRows: 1 << 22,
+
+		HingeGapRel:     0.03,
+		HingeGapTighten: 0.5,
+		HingeGapRounds:  4,
 
 		DualStepOps:       8,
 		NewtonDenseMax:    4096,

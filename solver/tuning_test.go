@@ -23,6 +23,10 @@ func TestDefaultTuning(t *testing.T) {
 		"PushDups":    true,
 		"DupsMaxRows": 1 << 22,
 
+		"HingeGapRel":     0.03,
+		"HingeGapTighten": 0.5,
+		"HingeGapRounds":  4,
+
 		"DualStepOps":      int64(8),
 		"SwitchOps":        int64(0),
 		"NewtonDenseMax":   4096,

@@ -85,6 +85,7 @@ type Problem struct {
 	*Data
 	Loss Loss
 	Eps  float64 // the certified violation: eps/2 for the SVMs (see Train)
+	eps0 float64 // Eps before the hinge loss's gap rule lowered it (gap.go)
 
 	W      []float64 // len NF+1; W[NF] is the bias weight (0 without a bias)
 	Alpha  []float64
@@ -104,6 +105,7 @@ type Problem struct {
 	tune                  *solver.Tuning
 	chunks                []solver.Chunk
 	innerEps, innerEpsMin float64 // logistic: liblinear's adapted inner tolerance
+	tightened             int     // hinge loss: times the gap rule lowered Eps
 	newtonIters           int64
 	sigma                 float64 // the scale of the quadratic term: 1, or CoCoA+'s σ' (local.go)
 }
@@ -146,6 +148,9 @@ func (p *Problem) Reset(pos, cp, cn float64) float64 {
 	}
 	clear(p.W)
 	p.Ops, p.newtonIters = 0, 0
+	if p.tightened > 0 {
+		p.Eps, p.tightened = p.eps0, 0
+	}
 	if p.Loss != Logistic {
 		clear(p.Alpha)
 		return 0

@@ -14,8 +14,11 @@ import (
 // whose violation exceeds Eps is stepped on the spot and the pass reports
 // failure; a pass that reports success took no step, so PassViol ≤ Eps
 // holds for all examples at one point, and PassPrimal is the primal
-// objective at that w. The loss is summed per chunk of rows, the chunk
-// sums added in order, so the primal has the same bits at any GOMAXPROCS.
+// objective at that w; for the hinge loss the gap rule (tighten) may
+// still refuse that point, lowering Eps. Without repair the pass reports
+// whether PassViol is within Eps as it was before the rule. The loss is
+// summed per chunk of rows, the chunk sums added in order, so the primal
+// has the same bits at any GOMAXPROCS.
 func (p *Problem) Pass(r *solver.Run, repair bool) bool {
 	viol, loss, ops, ok := solver.RowPass(p.tune, p.Pool, &p.chunks, p.N, p.RP[p.N],
 		func(bool) func(lo, hi int) solver.Chunk {
@@ -42,8 +45,19 @@ func (p *Problem) Pass(r *solver.Run, repair bool) bool {
 		})
 	p.Ops += ops
 	p.PassViol, p.PassPrimal = viol, solver.Primal(p.W, loss)
-	return repair && ok || !repair && viol <= p.Eps
+	if repair && ok && p.Loss == L1SVM && p.tighten() {
+		return false
+	}
+	eps := p.Eps
+	if p.tightened > 0 {
+		eps = p.eps0 // a run stopped after the gap rule is judged at the eps it was given
+	}
+	return repair && ok || !repair && viol <= eps
 }
+
+// Due is the sweep's trigger of the certifying pass (solver.Trigger): a
+// violation within Eps, which the hinge loss's gap rule may have lowered.
+func (p *Problem) Due(viol float64) bool { return viol <= p.Eps }
 
 // scan evaluates examples [lo, hi) at the current point, changing only
 // p.Ops (p is a goroutine's copy). With repair it stops at the first
