@@ -112,8 +112,8 @@ func parseOptions(args []string) (*options, error) {
 	fs.Float64Var(&o.GenNNZ, "gen-nnz", 60, "gen: mean non-zeros per row")
 	fs.StringVar(&o.Out, "out", "", "folder for glmnet.md, glmnet.csv and cv.md (default: Markdown on stdout only)")
 	fs.BoolVar(&o.KeepCSC, "keep-csc", true, "build acfcd's column view once per set, untimed (as the other tools get their column-major matrix); false: each fit builds it")
-	fs.BoolVar(&o.Matched, "matched", true, "also run acfcd stopped at a duality gap no larger than glmnet's F − F* at each level (the same accuracy as glmnet, certified)")
-	fs.Float64Var(&o.MatchFloor, "match-floor", 1e-10, "-matched: glmnet's F − F* taken as at least match-floor·F*")
+	fs.BoolVar(&o.Matched, "matched", true, "also run acfcd stopped at a duality gap no larger than glmnet's largest (F − F*)/F* times the smallest F* (at least glmnet's accuracy in the table's excess, certified)")
+	fs.Float64Var(&o.MatchFloor, "match-floor", 1e-10, "-matched: glmnet's (F − F*)/F* taken as at least match-floor")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "a tiny generated set, one round, two cells, 3 folds: checks that every tool runs")
 	fs.BoolVar(&o.Quiet, "q", false, "no progress lines on stderr")
 	if err := fs.Parse(args); err != nil {
