@@ -70,9 +70,10 @@ func TestSmallTighten(t *testing.T) {
 	}
 }
 
-// TestSmallTightenLarge: above Tuning.SmallNNZ non-zeros every coordinate
-// descent solver gives the model of the rule switched off, byte for byte,
-// and at the threshold the rule fires (a different model).
+// TestSmallTightenLarge: above Tuning.SmallNNZ non-zeros (or non-zeros
+// times C) every coordinate descent solver gives the model of the rule
+// switched off, byte for byte, and at the threshold the rule fires (a
+// different model).
 func TestSmallTightenLarge(t *testing.T) {
 	bin := synth.Text(synth.TextConfig{Rows: 300, Features: 1000, MeanNNZ: 10, Informative: 50, Noise: 0.1, Seed: 4})
 	multi := genData(genSpec{seed: 5, rows: 300, feats: 20, density: 0.5, labels: []float64{1, 2, 3}, noise: 0.1})
@@ -106,6 +107,15 @@ func TestSmallTightenLarge(t *testing.T) {
 		}
 		if bytes.Equal(train(&at), ref) {
 			t.Errorf("-s %s: %d non-zeros at SmallNNZ, yet the model is that of the rule off", c.s.Flag(), c.d.NNZ())
+		}
+		if c.s == OneClassSVM {
+			continue // no C
+		}
+		// At C = 2 the cost model, non-zeros times C, is above SmallNNZ.
+		m2, _, _ := mustTrain(t, c.d, Params{Problem: c.s, C: 2, Seed: 1, Tuning: &at})
+		m2off, _, _ := mustTrain(t, c.d, Params{Problem: c.s, C: 2, Seed: 1, Tuning: &off})
+		if !bytes.Equal(modelBytes(t, m2), modelBytes(t, m2off)) {
+			t.Errorf("-s %s: C = 2 puts the cost above SmallNNZ, yet the model changed", c.s.Flag())
 		}
 	}
 }

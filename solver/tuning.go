@@ -53,9 +53,10 @@ type Tuning struct {
 
 	// SmallNNZ, SmallTighten: the coordinate descent solvers (-s 1, 3, 4,
 	// 5, 6, 7, 12, 13, 21, Weston–Watkins) stop at eps·SmallTighten
-	// instead of eps on a training set of at most SmallNNZ non-zeros, so
-	// that at liblinear's loose default -e their point is at least as
-	// good as liblinear's; the reported eps is the user's (0 or ≥ 1: off).
+	// instead of eps when the non-zeros times max(1, C) are at most
+	// SmallNNZ, so that at liblinear's loose default -e their point is at
+	// least as good as liblinear's; the reported eps is the user's (0 or
+	// ≥ 1: off).
 	SmallNNZ     int64
 	SmallTighten float64
 
