@@ -82,6 +82,7 @@ func newCSTraining(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) 
 	if f := p.Tuning.CSCertify; f > 0 {
 		inner = f * eps
 	}
+	inner = smallEps(d, &p, inner)
 	shrink := p.Select == Shrink || p.Select == ACFShrink
 	ct.prob = multiclass.NewCS(d, class, ub, p.bias(), inner, shrink, pool, p.Tuning)
 	ct.cfg = solver.Config{Selection: p.Select, Seed: mix.Seed(p.Seed, 0), Eps: inner, MaxEpochs: maxEpochs, ACF: p.ACF,

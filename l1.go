@@ -76,7 +76,7 @@ func trainL1(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mode
 			if len(labels) == 2 {
 				cp, cn = weighted[0], weighted[1]
 			}
-			sp := l1Sub{ctx: ctx, p: &p, eps: eps, maxEpochs: maxEpochs, class: k, seed: mix.Seed(p.Seed, uint64(k)),
+			sp := l1Sub{ctx: ctx, p: &p, eps: smallEps(d, &p, eps), userEps: eps, maxEpochs: maxEpochs, class: k, seed: mix.Seed(p.Seed, uint64(k)),
 				progress: progress, res: r}
 			var w []float64
 			if svc != nil {
@@ -122,7 +122,8 @@ func trainL1(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mode
 type l1Sub struct {
 	ctx       context.Context
 	p         *Params
-	eps       float64
+	eps       float64 // the tolerance the solver stops at (smallEps)
+	userEps   float64
 	maxEpochs int
 	class     int
 	seed      uint64
@@ -202,7 +203,7 @@ func (sp *l1Sub) lr(s *l1.LR, label []float64, pos, cp, cn float64) {
 	res.HitEpochCap = out.Capped && !out.Converged
 	if out.Stuck {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("class %d: no step along newGLMNET's direction decreased the objective after %d outer iterations; "+
-			"stopped at violation %.3g (eps %g)", sp.class, out.Newton, res.Violation, sp.eps))
+			"stopped at violation %.3g (eps %g)", sp.class, out.Newton, res.Violation, sp.userEps))
 	}
 	res.Seconds = time.Since(start).Seconds()
 }

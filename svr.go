@@ -42,8 +42,9 @@ func trainSVR(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mod
 		res.Warnings = append(res.Warnings, "class weights (-wi) do not apply to regression; ignored")
 	}
 	sh := dual.NewData(d, p.bias(), p.Tuning)
-	prob := dual.NewSVR(sh, p.Problem == SquaredSVRDual, p.C, p.P, eps, nil, pool, p.Tuning)
-	cfg := dualConfig(ctx, p, eps, 2*sh.NNZ(), solver.RepairObserve, false) // Eps unused: SVR.Due decides
+	inner := smallEps(d, &p, eps)
+	prob := dual.NewSVR(sh, p.Problem == SquaredSVRDual, p.C, p.P, inner, nil, pool, p.Tuning)
+	cfg := dualConfig(ctx, p, inner, 2*sh.NNZ(), solver.RepairObserve, false) // Eps unused: SVR.Due decides
 	// -s 12 at large C on few features: the dual hands over to primal
 	// Newton once it has cost what Newton is expected to (dual.SVR.Newton).
 	var budget int64

@@ -232,6 +232,7 @@ func newDualTraining(ctx context.Context, d *Dataset, p Params) (*dualTraining, 
 	if dt.loss != dual.Logistic {
 		dt.inner = eps / 2
 	}
+	dt.inner = smallEps(d, &p, dt.inner)
 	t := p.Tuning
 	dt.sh = dual.NewData(d, p.bias(), t)
 	if dt.loss != dual.Logistic && !p.NoFallback && t.PushDups && dt.sh.N <= t.DupsMaxRows {

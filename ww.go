@@ -66,8 +66,9 @@ func newWWTraining(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) 
 	wt.res = &Result{Solver: p.Problem.String(), Select: p.Select.String(), C: p.C, Eps: eps}
 	ub, warnings := classCosts(labels, p)
 	wt.res.Warnings = warnings
-	wt.prob = multiclass.New(d, class, ub, p.bias(), eps, pool, p.Tuning)
-	wt.cfg = solver.Config{Selection: p.Select, Seed: mix.Seed(p.Seed, 0), Eps: eps, MaxEpochs: maxEpochs, ACF: p.ACF,
+	inner := smallEps(d, &p, eps)
+	wt.prob = multiclass.New(d, class, ub, p.bias(), inner, pool, p.Tuning)
+	wt.cfg = solver.Config{Selection: p.Select, Seed: mix.Seed(p.Seed, 0), Eps: inner, MaxEpochs: maxEpochs, ACF: p.ACF,
 		Repair: solver.RepairKeep, Work: wt.prob.Work(), Done: ctx.Done(), Tuning: p.Tuning, Trace: p.trace}
 	if f := p.Progress; f != nil {
 		wt.cfg.Progress = func(epoch int, viol, obj float64) { f(Progress{Epoch: epoch, Violation: viol, Objective: obj}) }

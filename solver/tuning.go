@@ -51,6 +51,15 @@ type Tuning struct {
 	HingeGapTighten float64
 	HingeGapRounds  int
 
+	// SmallNNZ, SmallTighten: the coordinate descent solvers (-s 1, 3, 4,
+	// 5, 6, 7, 12, 13, 21, Weston–Watkins) stop at eps·SmallTighten
+	// instead of eps when the non-zeros times max(1, C) are at most
+	// SmallNNZ, so that at liblinear's loose default -e their point is at
+	// least as good as liblinear's; the reported eps is the user's (0 or
+	// ≥ 1: off).
+	SmallNNZ     int64
+	SmallTighten float64
+
 	// The switch from a stalling dual to a finisher.
 
 	// DualStepOps is the cost of a dual step beyond its non-zeros, in
@@ -241,6 +250,8 @@ func DefaultTuning() Tuning {
 		HingeGapRel:     0.03,
 		HingeGapTighten: 0.5,
 		HingeGapRounds:  4,
+		SmallNNZ:        200000,
+		SmallTighten:    0.25,
 
 		DualStepOps:       8,
 		NewtonDenseMax:    4096,

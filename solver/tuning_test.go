@@ -27,6 +27,9 @@ func TestDefaultTuning(t *testing.T) {
 		"HingeGapTighten": 0.5,
 		"HingeGapRounds":  4,
 
+		"SmallNNZ":     int64(200000),
+		"SmallTighten": 0.25,
+
 		"DualStepOps":      int64(8),
 		"SwitchOps":        int64(0),
 		"NewtonDenseMax":   4096,
