@@ -46,14 +46,25 @@ func trainSVR(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mod
 	prob := dual.NewSVR(sh, p.Problem == SquaredSVRDual, p.C, p.P, inner, nil, pool, p.Tuning)
 	cfg := dualConfig(ctx, p, inner, 2*sh.NNZ(), solver.RepairObserve, false) // Eps unused: SVR.Due decides
 	// -s 12 at large C on few features: the dual hands over to primal
-	// Newton once it has cost what Newton is expected to (dual.SVR.Newton).
+	// Newton once it has cost what Newton is expected to (dual.SVR.Newton);
+	// -s 13 on few features likewise to the interior-point method
+	// (dual.SVR.IPM).
 	var budget int64
 	if !p.NoFallback {
 		budget = prob.NewtonBudget()
+		if p.Problem == SVRDual {
+			budget = prob.IPMBudget() // -s 13: the interior-point method
+		}
 	}
-	if budget > 0 {
+	if step, defers := budget, 0; budget > 0 {
 		cfg.Switch = func(r *solver.Run) bool {
 			if prob.Ops+p.Tuning.DualStepOps*r.Steps < budget {
+				return false
+			}
+			if p.Problem == SVRDual && defers < p.Tuning.SVRIPMMaxDefer && prob.NearDone() {
+				// A dual nearly done goes on for the same budget again.
+				defers++
+				budget += step
 				return false
 			}
 			budget = math.MaxInt64 // once
@@ -63,7 +74,11 @@ func trainSVR(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Mod
 	r := solver.NewRun(prob, cfg)
 	converged := r.Solve(cfg.Seed)
 	if r.Handover() {
-		res.NewtonSteps = prob.Newton(r)
+		if p.Problem == SVRDual {
+			res.NewtonSteps = prob.IPM(r)
+		} else {
+			res.NewtonSteps = prob.Newton(r)
+		}
 		if !r.Cancelled() {
 			// The dual's pass certifies Newton's dual point, or liblinear's
 			// rule for its primal solver the Newton point itself (then the

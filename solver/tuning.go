@@ -137,6 +137,19 @@ type Tuning struct {
 	// interior-point finisher.
 	IPMGuessIters int64
 	IPMOpsRatio   float64
+	// SVRIPMOpsRatio converts -s 13's interior-point operations into dual
+	// operations for its switch rule (dual.SVR.IPMBudget).
+	SVRIPMOpsRatio float64
+	// SVRIPMNear, SVRIPMMaxDefer: a -s 13 dual whose last batch's
+	// violations sum to at most SVRIPMNear times liblinear's test when the
+	// switch is due goes on for the same budget again, at most
+	// SVRIPMMaxDefer times.
+	SVRIPMNear     float64
+	SVRIPMMaxDefer int
+	// SVRIPMStopRel: the interior-point method of -s 13 ends at the first
+	// certified rounded point whose complementarity is below
+	// SVRIPMStopRel·|f| (or stops halving).
+	SVRIPMStopRel float64
 	// IPMMaxRounds bounds its switches per subproblem; the second does
 	// not settle.
 	IPMMaxRounds int
@@ -283,6 +296,10 @@ func DefaultTuning() Tuning {
 
 		IPMGuessIters:  10,
 		IPMOpsRatio:    0.15,
+		SVRIPMOpsRatio: 0.15,
+		SVRIPMNear:     4,
+		SVRIPMMaxDefer: 4,
+		SVRIPMStopRel:  1e-12,
 		IPMMaxRounds:   2,
 		IPMNearGap:     1e-4,
 		IPMMaxDefer:    4,

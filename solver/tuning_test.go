@@ -62,6 +62,10 @@ func TestDefaultTuning(t *testing.T) {
 
 		"IPMGuessIters":  int64(10),
 		"IPMOpsRatio":    0.15,
+		"SVRIPMOpsRatio": 0.15,
+		"SVRIPMNear":     4.0,
+		"SVRIPMMaxDefer": 4,
+		"SVRIPMStopRel":  1e-12,
 		"IPMMaxRounds":   2,
 		"IPMNearGap":     1e-4,
 		"IPMMaxDefer":    4,

@@ -51,6 +51,7 @@ type SVR struct {
 	stepSum     float64   // Σ|PG| over the steps of the running batch
 	lastStepSum float64   // and of the last batch
 	nt          *svrNewton
+	ipm         *svrIPM
 }
 
 // NewSVR returns the SVR dual on sh (labels: the targets) at β = 0: l2 for
@@ -275,3 +276,8 @@ func (s *SVR) SupportVectors() int {
 	}
 	return n
 }
+
+// NearDone reports whether the last batch's violations summed to at most
+// Tuning.SVRIPMNear times liblinear's test (2·Tol): a dual that is nearly
+// done, for which a finisher would cost more than its last epochs.
+func (s *SVR) NearDone() bool { return s.lastStepSum <= s.tune.SVRIPMNear*2*s.Tol }
