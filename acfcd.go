@@ -362,7 +362,7 @@ type Result struct {
 	// liblinear's "nSV"), or −1 where it does not apply.
 	SupportVectors int
 	// NewtonSteps are the steps of the finishers (primal Newton steps,
-	// Newton-CG iterations, for -s 3 interior-point iterations); 0 when
+	// Newton-CG iterations, for -s 3 and 13 interior-point iterations); 0 when
 	// coordinate descent alone converged (and for -s 5 and 6, which have
 	// none).
 	NewtonSteps int

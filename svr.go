@@ -27,7 +27,8 @@ import (
 // β_i ≠ 0, NewtonSteps the primal Newton steps of -s 12 (NoFallback: none;
 // after them the dual's pass certifies, or, as liblinear 2.50 stops the
 // primal solver it switches to, ‖∇P(w)‖ ≤ 0.001·eps·‖∇P(0)‖, and then w is
-// the Newton point). The model has no labels and predicts wᵀx.
+// the Newton point) or the interior-point iterations of -s 13 (after them
+// the dual's pass certifies). The model has no labels and predicts wᵀx.
 func trainSVR(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Model, *Result, error) {
 	start := time.Now()
 	if err := checkRegressionTargets(d, &p); err != nil {

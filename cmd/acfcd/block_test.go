@@ -21,6 +21,7 @@ func TestFinisherLine(t *testing.T) {
 		{acfcd.LogisticDual, 6, true, "few features: 6 primal Newton steps chosen up front, then the full dual KKT check\n"},
 		{acfcd.SquaredHingeDual, 5, false, "the dual stalled: 5 primal Newton steps took over, then the full dual KKT check\n"},
 		{acfcd.HingeDual, 7, false, "the dual stalled: 7 interior-point iterations took over, then the full dual KKT check\n"},
+		{acfcd.SVRDual, 9, false, "the dual stalled: 9 interior-point iterations took over, then the full dual KKT check\n"},
 		{acfcd.LogisticDual, 0, false, ""},
 	} {
 		var b strings.Builder

@@ -512,7 +512,7 @@ func printBlock(w io.Writer, p acfcd.Problem, m *acfcd.Model, b *acfcd.Result) {
 	fmt.Fprintf(w, "optimization finished, #iter = %d\n", b.Epochs)
 	if b.NewtonSteps > 0 {
 		switch {
-		case p == acfcd.HingeDual:
+		case p == acfcd.HingeDual || p == acfcd.SVRDual:
 			fmt.Fprintf(w, "the dual stalled: %d interior-point iterations took over, then the full dual KKT check\n", b.NewtonSteps)
 		case b.NewtonFirst:
 			fmt.Fprintf(w, "few features: %d primal Newton steps chosen up front, then the full dual KKT check\n", b.NewtonSteps)

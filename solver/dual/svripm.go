@@ -117,15 +117,10 @@ func (s *SVR) IPM(r *solver.Run) int {
 		ip.m[i], ip.ra[i], ip.rb[i] = m, ga, gb
 	}
 	mu0 := max(t.IPMKappa*gap/float64(4*n), 1e-12*C)
-	cap := t.IPMTheta * C
-	pull := func(x, g float64) float64 {
-		lo := max(min(cap, mu0/max(g, mu0/cap)), 1e-14*C)
-		hi := max(min(cap, mu0/max(-g, mu0/cap)), 1e-14*C)
-		return min(max(x, lo), C-hi)
-	}
 	clear(ip.w)
 	for i := range n {
-		a, b := pull(max(s.Beta[i], 0), ip.ra[i]), pull(max(-s.Beta[i], 0), ip.rb[i])
+		a := InteriorStart(max(s.Beta[i], 0), ip.ra[i], C, mu0, t.IPMTheta)
+		b := InteriorStart(max(-s.Beta[i], 0), ip.rb[i], C, mu0, t.IPMTheta)
 		ip.a[i], ip.ua[i], ip.b[i], ip.ub[i] = a, C-a, b, C-b
 		ip.sa[i], ip.ta[i], ip.sb[i], ip.tb[i] = mu0/a, mu0/(C-a), mu0/b, mu0/(C-b)
 		s.axpy(a-b, int32(i), ip.w, &s.Ops)
@@ -258,6 +253,18 @@ func (s *SVR) IPM(r *solver.Run) int {
 		trace("svr ipm: %d iterations, obj %.12g", iters, r.Obj)
 	}
 	return iters
+}
+
+// InteriorStart returns the interior-point methods' start for a variable
+// x in [0, c] whose objective's gradient is g, at complementarity mu0: at
+// least mu0/g from 0 when g > 0 (its multiplier g then makes x·s = mu0),
+// likewise from c when g < 0, at most theta·c from x, and at least
+// 10⁻¹⁴·c from both bounds (interior even at mu0 = 0).
+func InteriorStart(x, g, c, mu0, theta float64) float64 {
+	cap := theta * c
+	lo := max(min(cap, mu0/max(g, mu0/cap)), 1e-14*c)
+	hi := max(min(cap, mu0/max(-g, mu0/cap)), 1e-14*c)
+	return min(max(x, lo), c-hi)
 }
 
 // ipmStepFrac is the fraction of the distance to the boundary a step

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	solver "github.com/acfcd/acfcd/solver"
+	"github.com/acfcd/acfcd/solver/dual"
 	"github.com/acfcd/acfcd/solver/primal"
 )
 
@@ -258,13 +259,7 @@ func (f *Finisher) hingeFinish(r *solver.Run, settle bool) int {
 	mu0 := max(f.t.IPMKappa*gap/float64(2*n), 1e-12*max(dp.UB[0], dp.UB[1]))
 	for i, G := range hg.g {
 		c := dp.UB[(dp.Y[i]+1)>>1]
-		// α_i ≥ μ/G_i when G_i > 0 (s_i = G_i then makes α_i s_i = μ), and
-		// likewise for C − α_i; at most θ·C_i from the dual's α.
-		// (The floor 10⁻¹⁴·C_i keeps both sides positive.)
-		cap := f.t.IPMTheta * c
-		lo := max(min(cap, mu0/max(G, mu0/cap)), 1e-14*c)
-		hi := max(min(cap, mu0/max(-G, mu0/cap)), 1e-14*c)
-		a := min(max(dp.Alpha[i], lo), c-hi)
+		a := dual.InteriorStart(dp.Alpha[i], G, c, mu0, f.t.IPMTheta)
 		hg.a[i], hg.u[i] = a, c-a
 	}
 	clear(hg.wi)
