@@ -248,7 +248,7 @@ func newTrainFlags(stdout io.Writer) (*flagSet, *trainFlags, *string) {
 	fs.StringVar(&t.report, "report", "", "json: print the training report as one JSON object on the last line of stdout")
 	fs.IntVar(&t.maxEpochs, "max-epochs", 0, "cap on epochs (default 1000 as liblinear 2.3; lasso 100000)")
 	fs.BoolVar(&t.savePartial, "save-partial", false, "when SIGINT or SIGTERM interrupts training, save the unconverged model to MODEL\n(the exit status is still 1; without this flag nothing is written)")
-	fs.StringVar(&t.fallback, "fallback", "newton", "-s 1, 3, 7: newton (a stalling dual hands over to primal Newton, for -s 3 to an\ninterior-point method on the dual, then the dual KKT check certifies the answer;\nliblinear 2.50 switches -s 1 and 7 after 300 epochs; also moves identical rows with\nopposite labels together) or none (pure dual CD)")
+	fs.StringVar(&t.fallback, "fallback", "newton", "-s 1, 3, 7, 12, 13: newton (a stalling dual hands over to primal Newton, for -s 3\nand 13 to an interior-point method on the dual, then the dual KKT check certifies the answer;\nliblinear 2.50 switches -s 1 and 7 after 300 epochs; also moves identical rows with\nopposite labels together) or none (pure dual CD)")
 	fs.Float64Var(&t.lambda, "lambda", 0, "lasso: the L1 penalty λ of ½‖Xw − y‖² + λ‖w‖₁ (scikit-learn's alpha = λ/rows)")
 	fs.BoolVar(&t.intercept, "intercept", false, "lasso: fit an unpenalised intercept")
 	fs.Float64Var(&t.gap, "gap", 0, "lasso: stop when the duality gap is below this instead of the KKT tolerance -e")
