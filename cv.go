@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
+	"github.com/acfcd/acfcd/internal/crand"
 	"runtime"
 	"strings"
 	"sync"
@@ -62,8 +62,9 @@ func (e *CVInterruptedError) Unwrap() error { return e.Err }
 const cvMemoryFloor = 512 << 20
 
 // CrossValidate is liblinear's -v, for every problem: the rows of d are
-// shuffled once (from p.Seed) and cut into folds parts of near-equal
-// size; a model trained on all but one part predicts that part. The
+// shuffled once as liblinear shuffles them (glibc's rand() after
+// srand(p.Seed), so the default seed gives liblinear's own folds) and cut
+// into folds parts of near-equal size; a model trained on all but one part predicts that part. The
 // result has the accuracy (classifiers, the one-class SVM) and the mean
 // squared error and squared correlation (regression). An error of a fold is returned as
 // "fold N: ..." for the first such fold; a cancelled ctx gives a
@@ -97,7 +98,7 @@ func CrossValidate(ctx context.Context, d *Dataset, p Params, folds int) (res *C
 	if p.Seed == 0 {
 		p.Seed = DefaultSeed
 	}
-	perm := rand.New(rand.NewPCG(p.Seed, 0x6376)).Perm(d.Rows)
+	perm := foldPerm(d.Rows, p.Seed)
 
 	nprocs := runtime.GOMAXPROCS(0)
 	conc := cvConcurrency(d, p, folds, nprocs)
@@ -289,3 +290,9 @@ func cvConcurrency(d *dataio.Dataset, p Params, folds, procs int) int {
 	budget := max(uint64(cvMemoryFloor), data)
 	return int(min(uint64(c), 1+budget/max(fold, 1)))
 }
+
+// foldPerm is the order of the rows whose i·ℓ/k-th to (i+1)·ℓ/k-th
+// entries are fold i: liblinear's own permutation, drawn with the C
+// library's rand() (glibc's) after srand(seed mod 2³²), so that the
+// default seed, 1, gives the folds of liblinear-train -v and -C.
+func foldPerm(rows int, seed uint64) []int { return crand.Perm(rows, uint32(seed)) }

@@ -93,7 +93,7 @@ func ExampleCrossValidate() {
 	}
 	fmt.Printf("Cross Validation Accuracy = %g%% (%d/%d)\n", cv.Accuracy, cv.Correct, cv.Rows)
 	// Output:
-	// Cross Validation Accuracy = 98.5% (197/200)
+	// Cross Validation Accuracy = 99% (198/200)
 }
 
 // A cancelled context stops training soon; the model reached so far comes

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"sync"
 	"time"
@@ -153,7 +152,7 @@ func FindC(ctx context.Context, d *Dataset, p Params, folds int, opt SearchOptio
 	start := time.Now()
 	nprocs := runtime.GOMAXPROCS(0)
 	f := &finder{d: d, folds: folds, opt: opt, regression: p.Problem.Regression(),
-		perm: rand.New(rand.NewPCG(p.Seed, 0x6376)).Perm(d.Rows), // CrossValidate's folds
+		perm: foldPerm(d.Rows, p.Seed), // CrossValidate's folds
 		conc: cvConcurrency(d, p, folds, nprocs), nprocs: nprocs,
 		subs: make([]*Dataset, folds), keep: keepFoldCopies(d, folds),
 		labels: append([]float64(nil), d.Label...)} // read here, under the fault guard

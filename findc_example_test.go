@@ -23,5 +23,5 @@ func ExampleFindC() {
 	fmt.Printf("Best C = %g  CV accuracy = %g%%\n", cs.BestC, cs.Accuracy)
 	// Output:
 	// 21 values of C from 0.0009765625 to 1024
-	// Best C = 128  CV accuracy = 99%
+	// Best C = 8  CV accuracy = 98%
 }

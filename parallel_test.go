@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/acfcd/acfcd/internal/crand"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -104,9 +104,10 @@ func TestTrainSameAtAnyProcs(t *testing.T) {
 	}
 }
 
-// randPerm is the shuffle of CrossValidate.
+// randPerm is the shuffle of CrossValidate: liblinear's, with glibc's
+// rand() after srand(seed).
 func randPerm(seed uint64, n int) []int {
-	return rand.New(rand.NewPCG(seed, 0x6376)).Perm(n)
+	return crand.Perm(n, uint32(seed))
 }
 
 // cvSequential is cross-validation as one loop over the folds, each
