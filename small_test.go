@@ -119,3 +119,26 @@ func TestSmallTightenLarge(t *testing.T) {
 		}
 	}
 }
+
+// A small problem whose tightened target is out of reach within the
+// epoch cap, at a point that meets the user's eps, is converged (as
+// liblinear would report it), not capped.
+func TestSmallTightenCapMeetsUserEps(t *testing.T) {
+	d := synth.Text(synth.TextConfig{Rows: 300, Features: 1000, MeanNNZ: 10, Informative: 50, Noise: 0.1, Seed: 3})
+	tu := DefaultTuning()
+	tu.SmallTighten = 1e-9 // a target no run of 40 epochs reaches
+	for _, s := range []Problem{SquaredHingeDual, HingeDual, LogisticDual} {
+		m, res, hs := mustTrain(t, d, Params{Problem: s, Tuning: &tu, MaxEpochs: 40})
+		want := 0.1
+		if s != LogisticDual {
+			want /= 2
+		}
+		v := evalIndependent(d, m, 0, hs[0], s).violation
+		if !(v <= want*(1+1e-9)) {
+			t.Fatalf("-s %s: violation %g above the user's %g: the case under test needs a run that meets it", s.Flag(), v, want)
+		}
+		if !res.Converged || res.HitEpochCap {
+			t.Errorf("-s %s: converged %v, capped %v at violation %g (user's target %g)", s.Flag(), res.Converged, res.HitEpochCap, v, want)
+		}
+	}
+}

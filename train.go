@@ -193,6 +193,7 @@ type dualTraining struct {
 	ctx       context.Context
 	loss      dual.Loss
 	inner     float64 // the violation certified: eps/2 for the SVMs
+	user      float64 // the same for the user's eps (inner is smaller on small problems)
 	maxEpochs int
 	sel       Selection
 	labels    []float64
@@ -232,6 +233,7 @@ func newDualTraining(ctx context.Context, d *Dataset, p Params) (*dualTraining, 
 	if dt.loss != dual.Logistic {
 		dt.inner = eps / 2
 	}
+	dt.user = dt.inner
 	dt.inner = smallEps(d, &p, dt.inner)
 	t := p.Tuning
 	dt.sh = dual.NewData(d, p.bias(), t)
@@ -325,6 +327,10 @@ func (dt *dualTraining) solve(k int, dp *dual.Problem, fin *finish.Finisher) {
 	viol, primal := r.LastViol, math.NaN()
 	if measured {
 		viol, primal = dp.PassViol, dp.PassPrimal
+		// Stopped short of the small-problem target (the epoch cap) at a
+		// point that the pass finds within the user's eps: converged as
+		// liblinear would say.
+		converged = converged || (!r.Cancelled() && viol <= dt.user)
 	}
 	res.Iterations = r.Steps
 	res.Epochs = r.Epochs()
