@@ -52,6 +52,7 @@ type csTraining struct {
 	prob   *multiclass.CS
 	cfg    solver.Config
 	res    *Result
+	user   float64 // the violation the user's eps certifies (the pass's is smaller on small problems)
 }
 
 // newCSTraining checks d and p and sets up the problem at α = 0.
@@ -82,6 +83,7 @@ func newCSTraining(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) 
 	if f := p.Tuning.CSCertify; f > 0 {
 		inner = f * eps
 	}
+	ct.user = inner
 	inner = smallEps(d, &p, inner)
 	shrink := p.Select == Shrink || p.Select == ACFShrink
 	ct.prob = multiclass.NewCS(d, class, ub, p.bias(), inner, shrink, pool, p.Tuning)
@@ -105,6 +107,9 @@ func (ct *csTraining) solve() *Model {
 	viol, primal := r.LastViol, math.NaN()
 	if measured {
 		viol, primal = prob.PassViol, prob.PassPrimal
+		// Stopped short of the small-problem target at a point within
+		// the user's eps: converged, as liblinear would report it.
+		converged = converged || (!r.Cancelled() && viol <= ct.user)
 	}
 	K := len(ct.labels)
 	rows := ct.d.Features

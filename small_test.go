@@ -142,3 +142,24 @@ func TestSmallTightenCapMeetsUserEps(t *testing.T) {
 		}
 	}
 }
+
+// The same for the multi-class SVMs, whose passes certify eps (Weston–
+// Watkins) and Tuning.CSCertify·eps (Crammer–Singer).
+func TestSmallTightenCapMeetsUserEpsMulticlass(t *testing.T) {
+	d := synth.Text(synth.TextConfig{Rows: 300, Features: 1000, MeanNNZ: 10, Informative: 50, Noise: 0.1, Seed: 3})
+	tu := DefaultTuning()
+	tu.SmallTighten = 1e-9
+	for _, s := range []Problem{WestonWatkins, CrammerSinger} {
+		_, res, _ := mustTrain(t, d, Params{Problem: s, Tuning: &tu, MaxEpochs: 40})
+		want := res.Eps
+		if s == CrammerSinger {
+			want *= tu.CSCertify
+		}
+		if !(res.Violation <= want) {
+			t.Fatalf("%s: violation %g above the user's %g: the case under test needs a run that meets it", s, res.Violation, want)
+		}
+		if !res.Converged || res.HitEpochCap {
+			t.Errorf("%s: converged %v, capped %v at violation %g (user's target %g)", s, res.Converged, res.HitEpochCap, res.Violation, want)
+		}
+	}
+}

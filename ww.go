@@ -42,6 +42,7 @@ type wwTraining struct {
 	prob   *multiclass.Problem
 	cfg    solver.Config
 	res    *Result
+	user   float64 // the violation the user's eps certifies (the pass's is smaller on small problems)
 }
 
 // newWWTraining checks d and p and sets up the problem at α = 0.
@@ -67,6 +68,7 @@ func newWWTraining(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) 
 	ub, warnings := classCosts(labels, p)
 	wt.res.Warnings = warnings
 	inner := smallEps(d, &p, eps)
+	wt.user = eps
 	wt.prob = multiclass.New(d, class, ub, p.bias(), inner, pool, p.Tuning)
 	wt.cfg = solver.Config{Selection: p.Select, Seed: mix.Seed(p.Seed, 0), Eps: inner, MaxEpochs: maxEpochs, ACF: p.ACF,
 		Repair: solver.RepairKeep, Work: wt.prob.Work(), Done: ctx.Done(), Tuning: p.Tuning, Trace: p.trace}
@@ -84,6 +86,9 @@ func (wt *wwTraining) solve() *Model {
 	viol, primal := r.LastViol, math.NaN()
 	if measured {
 		viol, primal = prob.PassViol, prob.PassPrimal
+		// Stopped short of the small-problem target at a point within
+		// the user's eps: converged, as liblinear would report it.
+		converged = converged || (!r.Cancelled() && viol <= wt.user)
 	}
 
 	K := len(wt.labels)
