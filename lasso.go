@@ -94,9 +94,7 @@ func continueLasso(ctx context.Context, prob *lasso.Problem, p Params) (steps in
 		lam := lm * math.Pow(p.Lambda/lm, float64(i)/float64(k))
 		prob.SetLambda(lam, 0, 0)
 		prob.SetGapRel(t.LassoContinueGap)
-		cfg := solver.Config{Selection: p.Select, Seed: p.Seed, MaxEpochs: DefaultLassoMaxEpochs, ACF: p.ACF,
-			Repair: solver.RepairObserve, Done: ctx.Done(), Tuning: t}
-		f := prob.Fit(cfg, mix.Seed(p.Seed, uint64(1000+i)))
+		f := prob.Fit(lassoConfig(ctx, p, p.Seed, DefaultLassoMaxEpochs), mix.Seed(p.Seed, uint64(1000+i)))
 		steps += f.Steps
 		epochs += f.Epochs
 		if f.Cancelled {
@@ -104,6 +102,13 @@ func continueLasso(ctx context.Context, prob *lasso.Problem, p Params) (steps in
 		}
 	}
 	return steps, epochs, prob.Ops - ops0
+}
+
+// lassoConfig is the driver's configuration of a LASSO fit (the
+// stopping rule is the problem's, set by SetLambda).
+func lassoConfig(ctx context.Context, p Params, seed uint64, maxEpochs int) solver.Config {
+	return solver.Config{Selection: p.Select, Seed: seed, MaxEpochs: maxEpochs, ACF: p.ACF,
+		Repair: solver.RepairObserve, Done: ctx.Done(), Tuning: p.Tuning}
 }
 
 // fitLasso solves at λ = lam from the problem's current point and returns
@@ -115,8 +120,8 @@ func fitLasso(ctx context.Context, prob *lasso.Problem, p Params, lam float64, s
 		maxEpochs = DefaultLassoMaxEpochs
 	}
 	ops0 := prob.Ops
-	cfg := solver.Config{Selection: p.Select, Seed: seed, Eps: eps, MaxEpochs: maxEpochs, ACF: p.ACF,
-		Repair: solver.RepairObserve, Done: ctx.Done(), Tuning: p.Tuning, Trace: p.trace}
+	cfg := lassoConfig(ctx, p, seed, maxEpochs)
+	cfg.Eps, cfg.Trace = eps, p.trace
 	if f := p.Progress; f != nil {
 		cfg.Progress = func(epoch int, viol, obj float64) { f(Progress{Epoch: epoch, Violation: viol, Objective: obj}) }
 	}

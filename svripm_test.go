@@ -2,11 +2,9 @@ package acfcd
 
 import (
 	"context"
+	"github.com/acfcd/acfcd/internal/synth"
 	"math"
-	"math/rand/v2"
 	"testing"
-
-	dataio "github.com/acfcd/acfcd/io"
 )
 
 // TestSVRDualUnscaled: -s 13 on few features of scales 1 to 10⁶, where
@@ -16,22 +14,7 @@ import (
 // the dual recomputed independently meet: solver/dual's TestSVRIPM); its
 // duality gap is as small.
 func TestSVRDualUnscaled(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 0x13))
-	const rows, feats = 2000, 7
-	d := &dataio.Dataset{Rows: rows, Features: feats, RowPtr: make([]int64, 1, rows+1), Value: []float64{}}
-	for range rows {
-		y := 50 + 5*r.NormFloat64()
-		scale := 1.0
-		for j := range feats {
-			v := math.Round(scale*(1+9*r.Float64())*100) / 100
-			d.Index = append(d.Index, int32(j))
-			d.Value = append(d.Value, v)
-			y += 3 * v / scale
-			scale *= 10
-		}
-		d.Label = append(d.Label, math.Round(y*100)/100)
-		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
-	}
+	d := synth.Unscaled(1, 2000, 7)
 	const optimum = 15478.1834
 	for seed := uint64(1); seed <= 3; seed++ {
 		p := Params{Problem: SVRDual, C: 1, P: 0.1, Bias: -1, Seed: seed}

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"math"
 	"math/rand/v2"
 
 	dataio "github.com/acfcd/acfcd/io"
@@ -34,6 +35,29 @@ func Linear(r *rand.Rand, rows, feats int, noise float64, cell func(i, j int) (f
 			y = -y
 		}
 		d.Label = append(d.Label, y)
+		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
+	}
+	return d
+}
+
+// Unscaled draws a dense regression problem whose features have scales
+// 1, 10, …, 10^(feats−1) (as cpusmall's raw counts), the targets a linear
+// score of the features plus noise, values and targets rounded to 0.01:
+// the badly conditioned SVR duals of the -s 13 tests.
+func Unscaled(seed uint64, rows, feats int) *dataio.Dataset {
+	r := rand.New(rand.NewPCG(seed, 0x13))
+	d := &dataio.Dataset{Rows: rows, Features: feats, RowPtr: make([]int64, 1, rows+1), Value: []float64{}}
+	for range rows {
+		y := 50 + float64(5*r.NormFloat64())
+		scale := 1.0
+		for j := range feats {
+			v := math.Round(scale*(1+float64(9*r.Float64()))*100) / 100
+			d.Index = append(d.Index, int32(j))
+			d.Value = append(d.Value, v)
+			y += 3 * v / scale
+			scale *= 10
+		}
+		d.Label = append(d.Label, math.Round(y*100)/100)
 		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
 	}
 	return d

@@ -1,35 +1,13 @@
 package dual
 
 import (
+	"github.com/acfcd/acfcd/internal/synth"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	dataio "github.com/acfcd/acfcd/io"
 	solver "github.com/acfcd/acfcd/solver"
 )
-
-// unscaledReg draws a dense regression problem whose features have
-// scales 1, 10, …, 10^(feats−1) (as cpusmall's raw counts), targets a
-// linear score of the first features plus noise.
-func unscaledReg(seed uint64, rows, feats int) *dataio.Dataset {
-	r := rand.New(rand.NewPCG(seed, 0x13))
-	d := &dataio.Dataset{Rows: rows, Features: feats, RowPtr: make([]int64, 1, rows+1), Value: []float64{}}
-	for range rows {
-		y := 50 + 5*r.NormFloat64()
-		scale := 1.0
-		for j := range feats {
-			v := math.Round(scale*(1+9*r.Float64())*100) / 100
-			d.Index = append(d.Index, int32(j))
-			d.Value = append(d.Value, v)
-			y += 3 * v / scale
-			scale *= 10
-		}
-		d.Label = append(d.Label, math.Round(y*100)/100)
-		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
-	}
-	return d
-}
 
 // svrIndependent recomputes from the data, with plain loops and w summed
 // exactly enough (a float64 sum per feature, sorted by size), the primal
@@ -95,7 +73,7 @@ func svrIndependent(d *dataio.Dataset, s *SVR) (primal, violSum, dualObj float64
 // (w(β) = Σ β_i x_i summed afresh) meet within 10⁻⁷ relative: weak duality
 // makes the primal optimal to that. With and without the bias.
 func TestSVRIPM(t *testing.T) {
-	d := unscaledReg(1, 2000, 7)
+	d := synth.Unscaled(1, 2000, 7)
 	for _, bias := range []float64{-1, 1} {
 		tune := solver.DefaultTuning()
 		cfg := solver.Config{Selection: solver.ACFShrink, Seed: 1, MaxEpochs: 200, Repair: solver.RepairObserve, Tuning: &tune}

@@ -38,15 +38,7 @@ func (s *SVR) NewtonBudget() int64 {
 		// only delayed dual CD (docs/tuning.md).
 		return 0
 	}
-	var outer int64
-	for i := range s.N {
-		k := s.RP[i+1] - s.RP[i]
-		if s.Bias != 0 {
-			k++
-		}
-		outer += k * (k + 1) / 2
-	}
-	ops := t.NewtonGuessIters * (4*s.NNZ() + outer + dim*dim*dim/6)
+	ops := t.NewtonGuessIters * (4*s.NNZ() + s.outer() + dim*dim*dim/6)
 	if t.SwitchOps > 0 {
 		return t.SwitchOps
 	}

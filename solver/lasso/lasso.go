@@ -459,15 +459,21 @@ func (s *Problem) colOf(j int32) wsCol {
 	return c
 }
 
-// stepCol is step on feature j whose statistics are c.
-func (s *Problem) stepCol(j int32, c *wsCol) (rho, viol, gain float64) {
-	idx, val := s.csc.RowIndex[c.a:c.b:c.b], s.csc.Value[c.a:c.b:c.b]
+// rhoCol returns ρ_j = x̃_jᵀr for the working-set feature whose
+// statistics are c, and its column.
+func (s *Problem) rhoCol(c *wsCol) (rho float64, idx []int32, val []float64) {
+	idx, val = s.csc.RowIndex[c.a:c.b:c.b], s.csc.Value[c.a:c.b:c.b]
 	r := kernel.Dot(idx, val, s.rs)
 	if s.intercept {
 		r += float64(s.off * c.cs)
 	}
 	s.Ops += int64(len(idx))
-	rho = float64(c.sc * r) // rounded first: no fused multiply-add below
+	return float64(c.sc * r), idx, val // rounded first: no fused multiply-add after
+}
+
+// stepCol is step on feature j whose statistics are c.
+func (s *Problem) stepCol(j int32, c *wsCol) (rho, viol, gain float64) {
+	rho, idx, val := s.rhoCol(c)
 	g := rho - float64(s.l2p*s.w[j])
 	viol = violation(s.w[j], g, s.l1p)
 	s.maxG = max(s.maxG, math.Abs(g))
@@ -878,14 +884,8 @@ func (s *Problem) measureSet(r *solver.Run) bool {
 	}
 	s.gws = s.gws[:len(s.ws)]
 	for k, j := range s.ws {
-		c := &s.wsc[k]
-		idx, val := s.csc.RowIndex[c.a:c.b:c.b], s.csc.Value[c.a:c.b:c.b]
-		r := kernel.Dot(idx, val, s.rs)
-		if s.intercept {
-			r += float64(s.off * c.cs)
-		}
-		s.Ops += int64(len(idx))
-		g := float64(c.sc*r) - float64(s.l2p*s.w[j])
+		rho, _, _ := s.rhoCol(&s.wsc[k])
+		g := rho - float64(s.l2p*s.w[j])
 		s.gws[k] = g
 		v := violation(s.w[j], g, s.l1p)
 		viol = max(viol, v)

@@ -78,14 +78,8 @@ func (s *Problem) newton(g []float64, budget int64) bool {
 				if s.w[j] == 0 {
 					continue
 				}
-				c := &s.wsc[k]
-				idx, val := s.csc.RowIndex[c.a:c.b:c.b], s.csc.Value[c.a:c.b:c.b]
-				r := kernel.Dot(idx, val, s.rs)
-				if s.intercept {
-					r += float64(s.off * c.cs)
-				}
-				s.Ops += int64(len(idx))
-				g[k] = float64(c.sc*r) - float64(s.l2p*s.w[j])
+				rho, _, _ := s.rhoCol(&s.wsc[k])
+				g[k] = rho - float64(s.l2p*s.w[j])
 			}
 		}
 		done, ok := s.newtonStep(g, end)
