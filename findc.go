@@ -97,6 +97,9 @@ type CSearch struct {
 // concurrently as CrossValidate trains them; each fold's C follow one
 // another. For the dual solvers (-s 1, 3, 7) each fold starts a C from
 // its solution at the previous C (see warmStart), unless opt.Cold; the
+// primal Newton solvers (-s 0, 2, 11) start from its w and solve each C
+// to eps·Tuning.SearchTighten, so that a point's accuracy is that of its
+// C's solution, not of where a warm start passed liblinear's rule; the
 // others train every C from scratch. The first C is opt.StartC, or
 // liblinear's calc_start_C: 2^⌊log2 C₀⌋ with C₀ = 1/(ℓ·max‖x_i‖²) for
 // logistic regression (-s 0, 7) and the hinge losses (-s 3, 4, ww: below

@@ -193,6 +193,11 @@ func (pt *primalTraining) solve(k int, pp *primal.Problem, y []float64) {
 		// liblinear's primal_solver_tol
 		tol = pt.eps * float64(max(min(pos, len(y)-pos), 1)) / float64(len(y))
 	}
+	if t := pt.p.Tuning; pt.p.warm != nil && t != nil && t.SearchTighten > 0 && t.SearchTighten < 1 {
+		// FindC: at liblinear's rule a warm start at the next C often
+		// passes at once, and the accuracies compared are where it stood.
+		tol *= t.SearchTighten
+	}
 	pp.Cost = [2]float64{s.cn, s.cp}
 	pp.P = max(pt.p.P, 0)
 	clear(pp.W)

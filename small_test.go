@@ -148,7 +148,7 @@ func TestSmallTightenCapMeetsUserEps(t *testing.T) {
 func TestSmallTightenCapMeetsUserEpsMulticlass(t *testing.T) {
 	d := synth.Text(synth.TextConfig{Rows: 300, Features: 1000, MeanNNZ: 10, Informative: 50, Noise: 0.1, Seed: 3})
 	tu := DefaultTuning()
-	tu.SmallTighten = 1e-9
+	tu.SmallTighten, tu.SmallTightenCS = 1e-9, 1e-9
 	for _, s := range []Problem{WestonWatkins, CrammerSinger} {
 		_, res, _ := mustTrain(t, d, Params{Problem: s, Tuning: &tu, MaxEpochs: 40})
 		want := res.Eps

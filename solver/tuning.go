@@ -59,6 +59,15 @@ type Tuning struct {
 	// ≥ 1: off).
 	SmallNNZ     int64
 	SmallTighten float64
+	// SmallTightenCS replaces SmallTighten for Crammer–Singer (-s 4)
+	// when the rule is on: its point at a loose eps lies further from the
+	// optimum than the other solvers' (0: SmallTighten).
+	SmallTightenCS float64
+	// SearchTighten: FindC (-C) solves each C of the primal Newton
+	// solvers (-s 0, 2, 11) to eps·SearchTighten, so that the accuracy
+	// it compares is the solution's, not where a warm start happened to
+	// stop (0 or ≥ 1: the user's eps).
+	SearchTighten float64
 
 	// The switch from a stalling dual to a finisher.
 
@@ -265,6 +274,8 @@ func DefaultTuning() Tuning {
 		HingeGapRounds:  4,
 		SmallNNZ:        200000,
 		SmallTighten:    0.25,
+		SmallTightenCS:  0.05,
+		SearchTighten:   0.01,
 
 		DualStepOps:       8,
 		NewtonDenseMax:    4096,

@@ -27,8 +27,10 @@ func TestDefaultTuning(t *testing.T) {
 		"HingeGapTighten": 0.5,
 		"HingeGapRounds":  4,
 
-		"SmallNNZ":     int64(200000),
-		"SmallTighten": 0.25,
+		"SmallNNZ":       int64(200000),
+		"SmallTighten":   0.25,
+		"SmallTightenCS": 0.05,
+		"SearchTighten":  0.01,
 
 		"DualStepOps":      int64(8),
 		"SwitchOps":        int64(0),
