@@ -25,8 +25,13 @@ type Spec struct {
 	Select acfcd.Selection
 	Seed   uint64 // 0 means acfcd.DefaultSeed
 	ACF    acf.Config
-	// K is the number of blocks: σ' = K.
+	// K is the number of blocks.
 	K int
+	// Sigma is σ', the scale of each block's quadratic term; 0 means K,
+	// which makes the added updates safe (γ = 1). A smaller σ' takes
+	// bolder local steps and needs the driver's line search
+	// (Options.LineSearch) to scale their sum.
+	Sigma float64
 	// Features is the number of features of all the data (1 + the
 	// largest 0-based index), without the bias.
 	Features int
@@ -48,6 +53,9 @@ func (s *Spec) check() error {
 	if s.K < 1 {
 		return fmt.Errorf("cocoa: %d blocks (want at least 1)", s.K)
 	}
+	if s.Sigma != 0 && !(s.Sigma >= 1 && s.Sigma <= float64(s.K)) {
+		return fmt.Errorf("cocoa: σ' = %g (want 1 to K = %d)", s.Sigma, s.K)
+	}
 	if len(s.Labels) != 2 {
 		return fmt.Errorf("cocoa: %d classes; distributed training takes two", len(s.Labels))
 	}
@@ -55,6 +63,14 @@ func (s *Spec) check() error {
 		return fmt.Errorf("cocoa: %d features", s.Features)
 	}
 	return nil
+}
+
+// sigma is σ'.
+func (s *Spec) sigma() float64 {
+	if s.Sigma != 0 {
+		return s.Sigma
+	}
+	return float64(s.K)
 }
 
 func (s *Spec) loss() dual.Loss {
@@ -176,7 +192,7 @@ func NewBlock(spec Spec, id int, d *dataio.Dataset) (*Block, error) {
 	sh := dual.NewData(&dd, spec.bias(), t)
 	p := dual.New(sh, spec.loss(), 0, make([]float64, spec.Dim()), nil, t)
 	p.Reset(spec.Labels[0], spec.C, spec.C)
-	p.SetSigma(float64(spec.K))
+	p.SetSigma(spec.sigma())
 	seed := spec.Seed
 	if seed == 0 {
 		seed = acfcd.DefaultSeed
@@ -204,6 +220,28 @@ func (b *Block) Start() Sparse { return b.start }
 // Gap returns the block's parts of the duality gap at the shared w (len
 // Spec.Dim()) and the block's α: Σ_i C_i loss_i(w) and Σ_i ℓ*_i(α_i).
 func (b *Block) Gap(w []float64) (loss, conj float64) { return b.p.GapParts(w) }
+
+// DualAt returns the block's parts of the dual at the point that w maps
+// to (see dual.Problem.DualAt): Σ_i ℓ*_i(α_i(w)) and
+// u = Σ_{i∈k} α_i(w) y_i x_i, sparse. With the loss parts of Gap they
+// certify w: P(w) + ½‖Σ_k u_k‖² + Σ_k conj_k ≥ P(w) − P*.
+func (b *Block) DualAt(w []float64) (conj float64, u Sparse) {
+	p := b.p
+	conj = p.DualAt(w, b.dw)
+	for _, e := range p.Idx[:p.RP[p.N]] {
+		if v := b.dw[e]; v != 0 {
+			u.Index = append(u.Index, e)
+			u.Value = append(u.Value, v)
+			b.dw[e] = 0
+		}
+	}
+	if nf := len(b.dw) - 1; b.dw[nf] != 0 {
+		u.Index = append(u.Index, int32(nf))
+		u.Value = append(u.Value, b.dw[nf])
+		b.dw[nf] = 0
+	}
+	return conj, u
+}
 
 // Update is what a block sends back from a round.
 type Update struct {
@@ -254,6 +292,15 @@ func (b *Block) Round(w []float64, steps int64) Update {
 	}
 	return u
 }
+
+// Line returns the block's parts of the dual along its last round's
+// step Δ (see dual.Problem.LineParts): lin, quad and the largest feasible
+// γ; ok is false for logistic regression, which has no closed form.
+func (b *Block) Line() (lin, quad, top float64, ok bool) { return b.p.LineParts(b.alpha0) }
+
+// Scale applies the line search's γ to the last round's step: α becomes
+// α0 + γΔ, which matches the w + γΣ_k Δw_k the driver forms.
+func (b *Block) Scale(gamma float64) { b.p.ScaleStep(b.alpha0, gamma) }
 
 // Alpha returns the block's α (the solver's slice: read only).
 func (b *Block) Alpha() []float64 { return b.p.Alpha }

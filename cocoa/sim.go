@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acfcd/acfcd"
 	dataio "github.com/acfcd/acfcd/io"
 )
 
@@ -42,6 +43,15 @@ type Options struct {
 	// Procs is the number of goroutines that run the blocks of a round;
 	// 0 means GOMAXPROCS.
 	Procs int
+	// LineSearch scales the sum of a round's updates by the γ ≥ 0 that
+	// minimises the dual along it (-s 1 and 3, whose dual is quadratic):
+	// every block sends three numbers more and receives γ with the next
+	// w. Without it γ = 1, which needs σ' = K.
+	LineSearch bool
+	// Certify also measures the gap at the dual point that w maps to
+	// (Block.DualAt): every block sends u_k, a vector like Δw, with its
+	// gap parts. A round stops on the smaller of the two gaps.
+	Certify bool
 	// Progress, if set, is called after every round's gap.
 	Progress func(Round)
 }
@@ -52,8 +62,14 @@ type Round struct {
 	Gap    float64 // P(w) + f(α)
 	Primal float64 // P(w) = ½‖w‖² + Σ_i C_i loss_i(w)
 	Dual   float64 // f(α), liblinear's dual objective (minimised)
+	// GapW is P(w) + f(α(w)) (Options.Certify; otherwise +Inf): the gap
+	// that certifies w through the dual point it maps to.
+	GapW float64
 	// Steps are the local coordinate steps of all blocks up to this point.
 	Steps int64
+	// Gamma is the line search's step on the sum of the updates that
+	// led to this point (1 without it, 0 at round 0).
+	Gamma float64
 	// Bytes are the bytes communicated by the stage that measured this
 	// point and took the round from it: w sent to every block (none in
 	// round 0, where the blocks start from their own α), two gap parts
@@ -92,6 +108,15 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 	if opt.Procs <= 0 {
 		opt.Procs = runtime.GOMAXPROCS(0)
 	}
+	if err := spec.check(); err != nil {
+		return nil, err
+	}
+	if opt.LineSearch && spec.Problem == acfcd.LogisticDual {
+		return nil, fmt.Errorf("cocoa: the line search needs a quadratic dual (-s 1 or 3), not -s %s", spec.Problem.Flag())
+	}
+	if !opt.LineSearch && spec.sigma() < float64(spec.K) {
+		return nil, fmt.Errorf("cocoa: σ' = %g below K = %d needs the line search", spec.sigma(), spec.K)
+	}
 	parts := Partition(d, spec.K)
 	blocks := make([]*Block, spec.K)
 	for k, part := range parts {
@@ -110,6 +135,20 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 	var steps int64
 	gaps := make([][2]float64, len(blocks))
 	ups := make([]Update, len(blocks))
+	var dw []float64 // the sum of a round's updates, for the line search
+	if opt.LineSearch {
+		dw = make([]float64, len(w))
+	}
+	gamma := 0.0
+	type cert struct {
+		conj float64
+		u    Sparse
+	}
+	var certs []cert
+	var uw []float64
+	if opt.Certify {
+		certs, uw = make([]cert, len(blocks)), make([]float64, len(w))
+	}
 	for r := 0; ; r++ {
 		// The gap at w, then (unless it is small enough) a round from w:
 		// what an engine does in one stage.
@@ -123,22 +162,53 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 		})
 		rd := measure(w, gaps)
 		bytes += 16 * int64(len(blocks))
+		rd.GapW = math.Inf(1)
+		if opt.Certify {
+			var conj float64
+			each(opt.Procs, len(blocks), func(k int) {
+				certs[k].conj, certs[k].u = blocks[k].DualAt(w)
+			})
+			clear(uw)
+			for k := range certs {
+				conj += certs[k].conj
+				certs[k].u.AddTo(uw)
+				bytes += 8 + certs[k].u.Bytes()
+			}
+			var uu float64
+			for _, x := range uw {
+				uu += float64(x * x)
+			}
+			rd.GapW = rd.Primal + float64(0.5*uu) + conj
+		}
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		done := rd.Gap <= opt.Gap || rd.Gap <= opt.RelGap*math.Abs(rd.Primal)
+		g := min(rd.Gap, rd.GapW)
+		done := g <= opt.Gap || g <= opt.RelGap*math.Abs(rd.Primal)
 		if !done && !last {
 			each(opt.Procs, len(blocks), func(k int) {
 				b := blocks[k]
 				ups[k] = b.Round(w, int64(math.Ceil(opt.Epochs*float64(b.Len()))))
 			})
 		}
-		rd.Steps = steps
-		for k := range ups {
-			if !done && !last {
-				ups[k].DW.AddTo(w)
+		rd.Steps, rd.Gamma = steps, gamma
+		if !done && !last {
+			for k := range ups {
 				steps += ups[k].Steps
 				bytes += ups[k].DW.Bytes()
+			}
+			gamma = 1
+			if opt.LineSearch {
+				gamma = lineSearch(w, dw, blocks, ups)
+				bytes += 24 * int64(len(blocks))
+				for _, b := range blocks {
+					b.Scale(gamma)
+				}
+			}
+			for k := range ups {
+				for n, j := range ups[k].DW.Index {
+					w[j] += float64(gamma * ups[k].DW.Value[n])
+				}
 			}
 		}
 		rd.Round, rd.Bytes = r, bytes
@@ -152,6 +222,34 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 			return res, nil
 		}
 	}
+}
+
+// lineSearch returns the γ ≥ 0 that minimises the (quadratic) dual
+// along the sum Δw = Σ_k Δw_k of the round's updates, within every
+// block's box: f(α + γΔ) − f(α) = γ(wᵀΔw + Σ_k lin_k) + ½γ²(‖Δw‖² +
+// Σ_k quad_k). It is at least as good as γ = 1, which every block's box
+// allows. dw is scratch of len(w), left all 0.
+func lineSearch(w, dw []float64, blocks []*Block, ups []Update) float64 {
+	for k := range ups {
+		ups[k].DW.AddTo(dw)
+	}
+	var lin, quad float64
+	for j, d := range dw {
+		if d != 0 {
+			lin += float64(w[j] * d)
+			quad += float64(d * d)
+		}
+	}
+	clear(dw)
+	top := math.Inf(1)
+	for _, b := range blocks {
+		l, q, t, _ := b.Line()
+		lin, quad, top = lin+l, quad+q, min(top, t)
+	}
+	if !(quad > 0) || lin >= 0 {
+		return 1 // no step, or none that descends: the plain sum
+	}
+	return min(-lin/quad, top)
 }
 
 // measure returns the objectives at w from the blocks' gap parts.

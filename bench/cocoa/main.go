@@ -52,6 +52,25 @@ type options struct {
 	trace     int
 	textbook  int
 	modes     int
+	steps     []string
+	certify   bool
+}
+
+// stepSpec sets the outer step of -step's name: "add" is CoCoA+ (σ' = K,
+// γ = 1); "line" adds the line search on the sum of the updates; "line1"
+// takes the local steps at σ' = 1 and leaves their scale to the line
+// search.
+func stepSpec(name string, spec *cocoa.Spec, opt *cocoa.Options) error {
+	switch name {
+	case "add":
+	case "line":
+		opt.LineSearch = true
+	case "line1":
+		opt.LineSearch, spec.Sigma = true, 1
+	default:
+		return fmt.Errorf("-step %s: want add, line or line1", name)
+	}
+	return nil
 }
 
 func main() { benchkit.Main("cocoa", parse, run) }
@@ -66,6 +85,8 @@ func parse(args []string) (options, error) {
 	ks := fs.String("k", "1,2,4,8,16", "blocks K (σ' = K)")
 	ep := fs.String("epochs", "0.5,1,4", "local budgets in epochs of a block")
 	sel := fs.String("select", "acf,uniform", "local selections")
+	fs.BoolVar(&o.certify, "certify", false, "also measure the gap at the dual point of w (cocoa.Options.Certify); stop on the smaller")
+	st := fs.String("step", "add", "outer steps: add (σ' = K, γ = 1), line (and a line search on the sum), line1 (σ' = 1 and the line search)")
 	fs.Float64Var(&o.gap, "gap", 1e-3, "absolute duality gap to reach")
 	fs.Float64Var(&o.rel, "gap-rel", 1e-3, "also report the rounds to a gap of this times the primal")
 	fs.BoolVar(&o.stopRel, "stop-rel", false, "stop at the relative gap -gap-rel rather than at -gap")
@@ -81,6 +102,12 @@ func parse(args []string) (options, error) {
 	}
 	o.data = benchkit.SplitList(*data)
 	o.eval = benchkit.SplitList(*ev)
+	o.steps = benchkit.SplitList(*st)
+	for _, name := range o.steps {
+		if err := stepSpec(name, &cocoa.Spec{}, &cocoa.Options{}); err != nil {
+			return o, err
+		}
+	}
 	if len(o.data) == 0 {
 		return o, fmt.Errorf("-data is required")
 	}
@@ -163,35 +190,44 @@ func run(o options) error {
 		for _, k := range o.ks {
 			for _, ep := range o.epochs {
 				for _, sel := range o.selects {
-					spec := cocoa.Spec{Problem: o.problem, C: o.c, K: k, Features: d.Features, Labels: labels, Select: sel}
-					var secs, cpus []float64
-					var sim *cocoa.Result
-					relRound, relSteps := -1, int64(-1)
-					for range o.reps {
-						relRound, relSteps = -1, -1
-						c0, t0 := benchkit.ProcessCPU(), time.Now()
-						sim, err = cocoa.Simulate(ctx, d, spec, cocoa.Options{Epochs: ep, Gap: o.gap, RelGap: relStop, MaxRounds: o.maxRounds, Procs: o.procs,
-							Progress: func(r cocoa.Round) {
-								if relRound < 0 && r.Gap <= o.rel*math.Abs(r.Primal) {
+					for _, step := range o.steps {
+						spec := cocoa.Spec{Problem: o.problem, C: o.c, K: k, Features: d.Features, Labels: labels, Select: sel}
+						sopt := cocoa.Options{Epochs: ep, Gap: o.gap, RelGap: relStop, MaxRounds: o.maxRounds, Procs: o.procs, Certify: o.certify}
+						if err := stepSpec(step, &spec, &sopt); err != nil {
+							return err
+						}
+						var secs, cpus []float64
+						var sim *cocoa.Result
+						relRound, relSteps := -1, int64(-1)
+						for range o.reps {
+							relRound, relSteps = -1, -1
+							c0, t0 := benchkit.ProcessCPU(), time.Now()
+							sopt.Progress = func(r cocoa.Round) {
+								if relRound < 0 && min(r.Gap, r.GapW) <= o.rel*math.Abs(r.Primal) {
 									relRound, relSteps = r.Round, r.Steps
 								}
 								if o.trace > 0 && r.Round%o.trace == 0 {
-									traceLine(name, k, ep, sel.String(), r.Round, r.Gap, r.Primal, r.Dual, r.Steps)
+									traceLine(name, k, ep, sel.String()+" step="+step, r.Round, r.Gap, r.Primal, r.Dual, r.Steps)
+									if o.certify {
+										fmt.Printf("data=%s K=%d round=%d gap_w=%.6g\n", name, k, r.Round, r.GapW)
+									}
 								}
-							}})
-						if err != nil {
-							return err
+							}
+							sim, err = cocoa.Simulate(ctx, d, spec, sopt)
+							if err != nil {
+								return err
+							}
+							secs, cpus = append(secs, time.Since(t0).Seconds()), append(cpus, benchkit.ProcessCPU()-c0)
 						}
-						secs, cpus = append(secs, time.Since(t0).Seconds()), append(cpus, benchkit.ProcessCPU()-c0)
+						last := sim.Rounds[len(sim.Rounds)-1]
+						var bytes int64
+						for _, r := range sim.Rounds {
+							bytes += r.Bytes
+						}
+						fmt.Printf("data=%s s=%s c=%g run=cocoa K=%d epochs=%g select=%s step=%s rounds=%d steps=%d epochs_of_work=%.2f converged=%v gap=%.3g gap_w=%.3g primal=%.10g rounds_rel=%d steps_rel=%d bytes_per_round=%d seconds=%.3f cpu_seconds=%.3f\n",
+							name, o.problem.Flag(), o.c, k, ep, sel, step, last.Round, last.Steps, float64(last.Steps)/float64(d.Rows), sim.Converged, last.Gap, last.GapW, last.Primal,
+							relRound, relSteps, bytes/int64(len(sim.Rounds)), median(secs), median(cpus))
 					}
-					last := sim.Rounds[len(sim.Rounds)-1]
-					var bytes int64
-					for _, r := range sim.Rounds {
-						bytes += r.Bytes
-					}
-					fmt.Printf("data=%s s=%s c=%g run=cocoa K=%d epochs=%g select=%s rounds=%d steps=%d epochs_of_work=%.2f converged=%v gap=%.3g primal=%.10g rounds_rel=%d steps_rel=%d bytes_per_round=%d seconds=%.3f cpu_seconds=%.3f\n",
-						name, o.problem.Flag(), o.c, k, ep, sel, last.Round, last.Steps, float64(last.Steps)/float64(d.Rows), sim.Converged, last.Gap, last.Primal,
-						relRound, relSteps, bytes/int64(len(sim.Rounds)), median(secs), median(cpus))
 				}
 			}
 		}

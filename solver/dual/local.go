@@ -1,6 +1,10 @@
 package dual
 
-import "github.com/acfcd/acfcd/internal/fmath"
+import (
+	"math"
+
+	"github.com/acfcd/acfcd/internal/fmath"
+)
 
 // CoCoA+ (Ma et al. 2015; Smith et al., JMLR 2018) splits the examples into
 // K blocks. In a round, block k starts from the shared w = Σ_i α_i y_i x_i
@@ -59,4 +63,83 @@ func (p *Problem) AddDelta(alpha0, v []float64, touched func(i int32)) {
 			}
 		}
 	}
+}
+
+// LineParts returns the block's parts of the dual objective along the
+// round's direction Δ = α − α0 (Lee & Chang 2017: a line search on the
+// sum of the blocks' steps): for the SVMs, whose f is quadratic,
+// f(α0 + γΔ) − f(α0) = γ(wᵀXΔ + lin) + ½γ²(‖XΔ‖² + quad) with
+// lin = Σ_i (D_ii α0_i − 1)Δ_i and quad = Σ_i D_ii Δ_i², the sums over the
+// block; top is the largest γ that keeps α0 + γΔ in its box (≥ 1, +Inf if
+// none binds). Logistic regression has no such closed form: ok is false.
+func (p *Problem) LineParts(alpha0 []float64) (lin, quad, top float64, ok bool) {
+	if p.Loss == Logistic {
+		return 0, 0, 1, false
+	}
+	top = math.Inf(1)
+	for i, a := range p.Alpha {
+		d := a - alpha0[i]
+		if d == 0 {
+			continue
+		}
+		c := (p.Y[i] + 1) >> 1
+		lin += float64((float64(p.Diag[c]*alpha0[i]) - 1) * d)
+		quad += float64(p.Diag[c] * d * d)
+		if d < 0 {
+			top = min(top, -alpha0[i]/d)
+		} else if ub := p.UB[c]; !math.IsInf(ub, 1) {
+			top = min(top, (ub-alpha0[i])/d)
+		}
+	}
+	return lin, quad, max(top, 1), true
+}
+
+// ScaleStep moves α to α0 + γ(α − α0): the block's share of a line
+// search's step (γ = 1 keeps α), clipped to the box against rounding.
+func (p *Problem) ScaleStep(alpha0 []float64, gamma float64) {
+	if gamma == 1 {
+		return
+	}
+	for i, a := range p.Alpha {
+		if d := a - alpha0[i]; d != 0 {
+			c := (p.Y[i] + 1) >> 1
+			p.Alpha[i] = min(max(alpha0[i]+float64(gamma*d), 0), p.UB[c])
+		}
+	}
+}
+
+// DualAt returns the block's part Σ_i ℓ*_i(α_i(w)) of the dual objective
+// at the dual point that w maps to, α_i(w) = −C_i loss_i'(y_i wᵀx_i)
+// (for the squared hinge max(0, 1 − m)/D_ii, for the hinge C_i when
+// m < 1, for LR C_i/(1 + e^m)), and adds the block's Σ_i α_i(w) y_i x_i to
+// u (len NF+1). That point is feasible whatever α is, and near the optimum
+// when w is: P(w) + f(α(w)) certifies w by its own accuracy, where the
+// blocks' α of CoCoA+ lag behind it.
+func (p *Problem) DualAt(w, u []float64) (conj float64) {
+	for i := range p.N {
+		c := (p.Y[i] + 1) >> 1
+		m := float64(float64(p.Y[i]) * p.DotRow(int32(i), w))
+		var a float64
+		switch p.Loss {
+		case Logistic:
+			C := p.UB[c]
+			// α = C·σ(−m), C − α = C·σ(m), each formed without cancellation.
+			a = C / (1 + math.Exp(m))
+			conj += XLogX(a) + XLogX(C/(1+math.Exp(-m))) - float64(C*fmath.Log(C))
+		case L1SVM:
+			if m < 1 {
+				a = p.UB[c]
+			}
+			conj -= a
+		default:
+			if h := 1 - m; h > 0 {
+				a = h / p.Diag[c]
+			}
+			conj += float64(a * (float64(0.5*a*p.Diag[c]) - 1))
+		}
+		if a != 0 {
+			p.AxpyRow(a*float64(p.Y[i]), int32(i), u)
+		}
+	}
+	return conj
 }

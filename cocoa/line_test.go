@@ -1,0 +1,156 @@
+package cocoa
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/acfcd/acfcd"
+)
+
+// dualObjective recomputes f(α) = ½‖Σ α_i y_i x_i‖² + Σ ℓ*(α_i) from the
+// blocks' α and the data alone (-s 1 and 3).
+func dualObjective(d *acfcd.Dataset, spec Spec, parts []*acfcd.Dataset, blocks []*Block) (f float64, w []float64) {
+	w = make([]float64, spec.Dim())
+	for k, part := range parts {
+		for i, a := range blocks[k].Alpha() {
+			y := -1.0
+			if part.Label[i] == spec.Labels[0] {
+				y = 1
+			}
+			idx, val := part.Row(i)
+			for n, j := range idx {
+				w[j] += a * y * val[n]
+			}
+			f -= a
+			if spec.Problem == acfcd.SquaredHingeDual {
+				f += a * a / (4 * spec.C)
+			}
+		}
+	}
+	for _, v := range w {
+		f += v * v / 2
+	}
+	return f, w
+}
+
+// TestLineSearch: one round from the same point, added with γ = 1 and
+// with the line search. The searched step lowers the dual (recomputed
+// from α and the data) at least as much as γ = 1, keeps every α in its
+// box, and the driver's w + γΣΔw is Σ α_i y_i x_i of the scaled α. At
+// σ' = 1 the plain sum can overshoot; the search still descends.
+func TestLineSearch(t *testing.T) {
+	d := testData()
+	labels, _ := Labels(nil, d.Label)
+	for _, p := range []acfcd.Problem{acfcd.SquaredHingeDual, acfcd.HingeDual} {
+		for _, sigma := range []float64{0, 1} {
+			spec := Spec{Problem: p, C: 1, K: 4, Sigma: sigma, Features: d.Features, Labels: labels}
+			parts := Partition(d, spec.K)
+			round := func(search bool) (f, gamma float64) {
+				w := make([]float64, spec.Dim())
+				var blocks []*Block
+				for k, part := range parts {
+					b, err := NewBlock(spec, k, part)
+					if err != nil {
+						t.Fatal(err)
+					}
+					blocks = append(blocks, b)
+				}
+				var ups []Update
+				for r := range 3 { // two plain rounds to a point off the start, then the one compared
+					ups = ups[:0]
+					for _, b := range blocks {
+						ups = append(ups, b.Round(w, 200))
+					}
+					gamma = 1
+					if search && r == 2 {
+						gamma = lineSearch(w, make([]float64, len(w)), blocks, ups)
+						for _, b := range blocks {
+							b.Scale(gamma)
+						}
+					}
+					for _, u := range ups {
+						for n, j := range u.DW.Index {
+							w[j] += gamma * u.DW.Value[n]
+						}
+					}
+				}
+				f, want := dualObjective(d, spec, parts, blocks)
+				for j := range w {
+					if math.Abs(w[j]-want[j]) > 1e-9*(1+math.Abs(want[j])) {
+						t.Fatalf("-s %s σ'=%g: w[%d] = %g, Σ α y x = %g", p.Flag(), sigma, j, w[j], want[j])
+					}
+				}
+				for _, b := range blocks {
+					for i, a := range b.Alpha() {
+						if a < 0 || p == acfcd.HingeDual && a > spec.C {
+							t.Fatalf("-s %s σ'=%g: α_%d = %g outside its box", p.Flag(), sigma, i, a)
+						}
+					}
+				}
+				return f, gamma
+			}
+			plain, _ := round(false)
+			searched, gamma := round(true)
+			if !(searched <= plain+1e-9*math.Abs(plain)) {
+				t.Errorf("-s %s σ'=%g: dual %.10g with the line search (γ = %g), %.10g with γ = 1", p.Flag(), sigma, searched, gamma, plain)
+			}
+			t.Logf("-s %s σ'=%g: γ = %.4g, dual %.10g against %.10g", p.Flag(), sigma, gamma, searched, plain)
+		}
+	}
+}
+
+// TestSimulateLineSearch: with the line search (σ' = K and σ' = 1) the
+// run reaches the single machine's optimum; logistic regression and a σ'
+// below K without the search are refused.
+func TestSimulateLineSearch(t *testing.T) {
+	d := testData()
+	labels, _ := Labels(nil, d.Label)
+	want := single(t, d, acfcd.SquaredHingeDual)
+	for _, sigma := range []float64{0, 1} {
+		spec := Spec{Problem: acfcd.SquaredHingeDual, C: 0.1, K: 4, Sigma: sigma, Features: d.Features, Labels: labels}
+		res, err := Simulate(context.Background(), d, spec, Options{Gap: 1e-4, MaxRounds: 400, LineSearch: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := res.Rounds[len(res.Rounds)-1]
+		if got := primal(t, d, spec, res.W); !res.Converged || math.Abs(got-want) > 2e-4 {
+			t.Errorf("σ'=%g: converged %v, primal %.9g, single machine %.9g", sigma, res.Converged, got, want)
+		}
+		t.Logf("σ'=%g: %d rounds, last γ %.4g", sigma, last.Round, last.Gamma)
+	}
+	spec := Spec{Problem: acfcd.LogisticDual, C: 0.1, K: 4, Features: d.Features, Labels: labels}
+	if _, err := Simulate(context.Background(), d, spec, Options{LineSearch: true}); err == nil || !strings.Contains(err.Error(), "quadratic") {
+		t.Errorf("-s 7 with the line search: %v", err)
+	}
+	spec = Spec{Problem: acfcd.SquaredHingeDual, C: 0.1, K: 4, Sigma: 2, Features: d.Features, Labels: labels}
+	if _, err := Simulate(context.Background(), d, spec, Options{}); err == nil || !strings.Contains(err.Error(), "line search") {
+		t.Errorf("σ' = 2 < K without the line search: %v", err)
+	}
+}
+
+// TestCertify: the gap at the dual point of w bounds the primal's excess
+// over the single machine's optimum at every round, for the three
+// losses.
+func TestCertify(t *testing.T) {
+	d := testData()
+	labels, _ := Labels(nil, d.Label)
+	for _, p := range []acfcd.Problem{acfcd.SquaredHingeDual, acfcd.HingeDual, acfcd.LogisticDual} {
+		opt := single(t, d, p)
+		spec := Spec{Problem: p, C: 0.1, K: 4, Features: d.Features, Labels: labels}
+		rounds := 0
+		_, err := Simulate(context.Background(), d, spec, Options{Gap: 1e-4, MaxRounds: 60, Certify: true, Progress: func(r Round) {
+			rounds++
+			if math.IsInf(r.GapW, 0) || math.IsNaN(r.GapW) || r.GapW < r.Primal-opt-1e-6 {
+				t.Errorf("-s %s round %d: certificate %g below the excess %g", p.Flag(), r.Round, r.GapW, r.Primal-opt)
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rounds == 0 {
+			t.Fatalf("-s %s: no round", p.Flag())
+		}
+	}
+}
