@@ -302,6 +302,10 @@ func (b *Block) Line() (lin, quad, top float64, ok bool) { return b.p.LineParts(
 // α0 + γΔ, which matches the w + γΣ_k Δw_k the driver forms.
 func (b *Block) Scale(gamma float64) { b.p.ScaleStep(b.alpha0, gamma) }
 
+// StepStart returns a copy of α at the start of the last round: with
+// State, what Scale needs in another process.
+func (b *Block) StepStart() []float64 { return append([]float64(nil), b.alpha0...) }
+
 // Alpha returns the block's α (the solver's slice: read only).
 func (b *Block) Alpha() []float64 { return b.p.Alpha }
 
@@ -321,6 +325,10 @@ type State struct {
 	Warm   bool  // the ACF warm-up has ended
 	Steps  int64 // coordinate steps so far
 	Rounds int   // rounds taken
+	// Alpha0 is α at the start of the last round, kept only for a line
+	// search (Block.StepStart), whose γ the next round applies with
+	// Block.Scale.
+	Alpha0 []float64
 }
 
 // State returns a copy of the block's state.
@@ -353,6 +361,12 @@ func (b *Block) Restore(st State) error {
 			}
 		}
 		b.run.Resumed()
+	}
+	if st.Alpha0 != nil {
+		if len(st.Alpha0) != p.N {
+			return fmt.Errorf("cocoa: block %d: a step start of %d examples for %d", b.ID, len(st.Alpha0), p.N)
+		}
+		copy(b.alpha0, st.Alpha0)
 	}
 	copy(p.Alpha, st.Alpha)
 	copy(p.AlphaC, st.AlphaC)

@@ -224,28 +224,37 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 	}
 }
 
-// lineSearch returns the γ ≥ 0 that minimises the (quadratic) dual
-// along the sum Δw = Σ_k Δw_k of the round's updates, within every
-// block's box: f(α + γΔ) − f(α) = γ(wᵀΔw + Σ_k lin_k) + ½γ²(‖Δw‖² +
-// Σ_k quad_k). It is at least as good as γ = 1, which every block's box
-// allows. dw is scratch of len(w), left all 0.
+// lineSearch is LineGamma over the blocks' parts of a round.
 func lineSearch(w, dw []float64, blocks []*Block, ups []Update) float64 {
+	dws := make([]Sparse, len(ups))
 	for k := range ups {
-		ups[k].DW.AddTo(dw)
+		dws[k] = ups[k].DW
 	}
-	var lin, quad float64
-	for j, d := range dw {
+	lin, quad, top := 0.0, 0.0, math.Inf(1)
+	for _, b := range blocks {
+		l, q, t, _ := b.Line()
+		lin, quad, top = lin+l, quad+q, min(top, t)
+	}
+	return LineGamma(w, dw, dws, lin, quad, top)
+}
+
+// LineGamma returns the γ ≥ 0 that minimises the (quadratic) dual along
+// the sum Δw = Σ_k dws[k] of a round's updates at w, within every block's
+// box: f(α + γΔ) − f(α) = γ(wᵀΔw + lin) + ½γ²(‖Δw‖² + quad), where lin,
+// quad are the sums of the blocks' Block.Line parts and top the smallest
+// of theirs. It is at least as good as γ = 1, which every box allows.
+// scratch (len(w)) is left all 0.
+func LineGamma(w, scratch []float64, dws []Sparse, lin, quad, top float64) float64 {
+	for _, d := range dws {
+		d.AddTo(scratch)
+	}
+	for j, d := range scratch {
 		if d != 0 {
 			lin += float64(w[j] * d)
 			quad += float64(d * d)
 		}
 	}
-	clear(dw)
-	top := math.Inf(1)
-	for _, b := range blocks {
-		l, q, t, _ := b.Line()
-		lin, quad, top = lin+l, quad+q, min(top, t)
-	}
+	clear(scratch)
 	if !(quad > 0) || lin >= 0 {
 		return 1 // no step, or none that descends: the plain sum
 	}

@@ -241,6 +241,8 @@ type update struct {
 	Steps      int64
 	Loss, Conj float64 // the gap parts at the round's w and starting α
 	StateBytes int64
+	// The block's parts of the line search (cocoa.Block.Line).
+	Lin, Quad, Top float64
 }
 
 // roundFn runs one round of one block (the element).
@@ -251,6 +253,10 @@ type roundFn struct {
 	Spec    string // cocoa.Spec as JSON
 	Epochs  float64
 	Init    bool // only write the block's starting state and its part of w
+	// LineSearch: the state keeps the round's start, and the next round
+	// first applies the driver's Gamma to the last step.
+	LineSearch bool
+	Gamma      float64
 }
 
 func (f *roundFn) ProcessElement(ctx context.Context, k int) error {
@@ -281,6 +287,9 @@ func (f *roundFn) ProcessElement(ctx context.Context, k int) error {
 			if err := b.Restore(st); err != nil {
 				return err
 			}
+			if f.LineSearch && st.Alpha0 != nil {
+				b.Scale(f.Gamma)
+			}
 		}
 		var w []float64
 		if err := readGob(ctx, wPath(f.WorkDir, f.Round), &w); err != nil {
@@ -294,7 +303,11 @@ func (f *roundFn) ProcessElement(ctx context.Context, k int) error {
 		u.Index, u.Value, u.Steps = up.DW.Index, up.DW.Value, up.Steps
 	}
 	st := b.State()
-	u.StateBytes = 8*int64(len(st.Alpha)+len(st.AlphaC)) + 4*int64(len(st.Pref)+len(st.Credit))
+	if f.LineSearch && !f.Init {
+		u.Lin, u.Quad, u.Top, _ = b.Line()
+		st.Alpha0 = b.StepStart()
+	}
+	u.StateBytes = 8*int64(len(st.Alpha)+len(st.AlphaC)+len(st.Alpha0)) + 4*int64(len(st.Pref)+len(st.Credit))
 	next := f.Round + 1
 	if f.Init {
 		next = 0

@@ -70,17 +70,35 @@ func primal(m *acfcd.Model, d *acfcd.Dataset, c float64) float64 {
 	return ww/2 + loss
 }
 
+// TestTrainOnPrism: CoCoA+ (add) and the line search at σ' = 1 (line1)
+// reach the optimum of one machine on the engine.
 func TestTrainOnPrism(t *testing.T) {
+	for _, st := range []cocoa.Step{cocoa.Add, cocoa.Line1} {
+		t.Run("step="+st.String(), func(t *testing.T) { trainOnPrism(t, st) })
+	}
+}
+
+func trainOnPrism(t *testing.T, st cocoa.Step) {
 	d := data()
 	dir := t.TempDir()
 	glob := writeShards(t, d, dir, 3)
 	var log bytes.Buffer
 	cfg := Config{Spec: cocoa.Spec{Problem: acfcd.SquaredHingeDual, C: 0.1}, Data: glob, WorkDir: filepath.Join(dir, "work"),
-		Runner: "prism", Workers: 2, Epochs: 2, Gap: 1e-4, MaxRounds: 100, Log: &log}
+		Runner: "prism", Workers: 2, Epochs: 2, Gap: 1e-4, MaxRounds: 100, Log: &log, Step: st}
 	res, err := Train(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if st.LineSearch() {
+		moved := false
+		for _, r := range res.Rounds[1:] {
+			moved = moved || r.Gamma != 1
+		}
+		if !moved {
+			t.Errorf("every γ of the line search is 1")
+		}
+	}
+	t.Logf("%d rounds", len(res.Rounds))
 	if testing.Verbose() {
 		t.Logf("%s", log.String())
 	}
@@ -115,8 +133,12 @@ func TestRoundIdempotent(t *testing.T) {
 	dir := t.TempDir()
 	glob := writeShards(t, d, dir, 2)
 	work := filepath.Join(dir, "work")
-	for _, p := range []acfcd.Problem{acfcd.HingeDual, acfcd.LogisticDual} {
-		cfg := Config{Spec: cocoa.Spec{Problem: p, C: 1}, Data: glob, WorkDir: work, Runner: "prism", Workers: 3, Epochs: 0.5, MaxRounds: 3}
+	for _, c := range []struct {
+		p  acfcd.Problem
+		st cocoa.Step
+	}{{acfcd.HingeDual, cocoa.Add}, {acfcd.LogisticDual, cocoa.Add}, {acfcd.SquaredHingeDual, cocoa.Line1}} {
+		p := c.p
+		cfg := Config{Spec: cocoa.Spec{Problem: p, C: 1}, Data: glob, WorkDir: work, Runner: "prism", Workers: 3, Epochs: 0.5, MaxRounds: 3, Step: c.st}
 		res, err := Train(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -129,7 +151,8 @@ func TestRoundIdempotent(t *testing.T) {
 			upd, st := updatePath(work, 1, k), statePath(work, 2, k)
 			before := [][]byte{readAll(t, upd), readAll(t, st)}
 			pl, s := beam.NewPipelineWithRoot()
-			beam.ParDo0(s, &roundFn{WorkDir: work, Round: 1, Shards: 2, Spec: string(js), Epochs: 0.5}, beam.Create(s, k))
+			beam.ParDo0(s, &roundFn{WorkDir: work, Round: 1, Shards: 2, Spec: string(js), Epochs: 0.5,
+				LineSearch: c.st.LineSearch(), Gamma: res.Rounds[1].Gamma}, beam.Create(s, k))
 			if _, err := beam.Run(context.Background(), "prism", pl); err != nil {
 				t.Fatal(err)
 			}

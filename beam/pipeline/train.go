@@ -34,6 +34,9 @@ type Config struct {
 	// times the primal objective. Either may be 0 (off); both 0 means
 	// RelGap = 1e-3.
 	Gap, RelGap float64
+	// Step is how the driver combines the blocks' updates: cocoa.Add
+	// (CoCoA+), Line or Line1 (a line search on their sum; -s 1 and 3).
+	Step cocoa.Step
 	// Log, if set, gets a line per round.
 	Log io.Writer
 }
@@ -115,6 +118,11 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 	defer forget(cfg.WorkDir)
 	spec := cfg.Spec
 	spec.K = cfg.Workers
+	spec.Sigma = cfg.Step.Sigma()
+	search := cfg.Step.LineSearch()
+	if search && spec.Problem.Flag() == "7" {
+		return nil, fmt.Errorf("--step %s: the line search needs -s 1 or 3 (the logistic dual has no closed form); use --step add", cfg.Step)
+	}
 	var labels []float64
 	rows := 0
 	for _, in := range infos {
@@ -137,13 +145,15 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{Spec: spec, Rows: rows}
 	w := make([]float64, spec.Dim())
+	gamma := 1.0 // the last round's line search step, applied by the next
 	stage := func(round int, init bool) ([]update, error) {
 		p, s := beam.NewPipelineWithRoot()
 		ids := make([]int, spec.K)
 		for k := range ids {
 			ids[k] = k
 		}
-		beam.ParDo0(s, &roundFn{WorkDir: cfg.WorkDir, Round: round, Shards: len(files), Spec: string(js), Epochs: cfg.Epochs, Init: init},
+		beam.ParDo0(s, &roundFn{WorkDir: cfg.WorkDir, Round: round, Shards: len(files), Spec: string(js), Epochs: cfg.Epochs, Init: init,
+			LineSearch: search, Gamma: gamma},
 			beam.Reshuffle(s, beam.CreateList(s, ids)))
 		if err := run(ctx, cfg.Runner, p); err != nil {
 			return nil, fmt.Errorf("round %d: %w", round, err)
@@ -170,6 +180,7 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	var steps int64
+	var scratch []float64
 	for r := 0; ; r++ {
 		t0 := time.Now()
 		if err := writeGob(ctx, wPath(cfg.WorkDir, r), w); err != nil {
@@ -184,6 +195,9 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 			ww += float64(x * x)
 		}
 		rd := Round{Round: cocoa.Round{Round: r, Steps: steps}}
+		if r > 0 {
+			rd.Gamma = gamma // the step that led here
+		}
 		rd.Bytes = int64(spec.K) * cocoa.VectorBytes(w)
 		for _, u := range ups {
 			loss += u.Loss
@@ -197,10 +211,27 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 		done := rd.Gap <= cfg.Gap || rd.Gap <= cfg.RelGap*math.Abs(rd.Primal)
 		last := r+1 >= cfg.MaxRounds
 		if !done && !last {
-			// The measured point is w_r; the round's Δw moves it on.
-			for _, u := range ups {
-				cocoa.Sparse{Index: u.Index, Value: u.Value}.AddTo(w)
+			// The measured point is w_r; the round's Δw, times the line
+			// search's γ, moves it on.
+			dws := make([]cocoa.Sparse, len(ups))
+			lin, quad, top := 0.0, 0.0, math.Inf(1)
+			for k, u := range ups {
+				dws[k] = cocoa.Sparse{Index: u.Index, Value: u.Value}
 				steps += u.Steps
+				lin, quad, top = lin+u.Lin, quad+u.Quad, min(top, u.Top)
+			}
+			gamma = 1
+			if search {
+				if scratch == nil {
+					scratch = make([]float64, len(w))
+				}
+				gamma = cocoa.LineGamma(w, scratch, dws, lin, quad, top)
+				rd.Bytes += 24 * int64(spec.K)
+			}
+			for _, d := range dws {
+				for n, j := range d.Index {
+					w[j] += float64(gamma * d.Value[n])
+				}
 			}
 		}
 		rd.Stage = time.Since(t0).Seconds()

@@ -56,20 +56,13 @@ type options struct {
 	certify   bool
 }
 
-// stepSpec sets the outer step of -step's name: "add" is CoCoA+ (σ' = K,
-// γ = 1); "line" adds the line search on the sum of the updates; "line1"
-// takes the local steps at σ' = 1 and leaves their scale to the line
-// search.
+// stepSpec sets the outer step of -step's name (cocoa.ParseStep).
 func stepSpec(name string, spec *cocoa.Spec, opt *cocoa.Options) error {
-	switch name {
-	case "add":
-	case "line":
-		opt.LineSearch = true
-	case "line1":
-		opt.LineSearch, spec.Sigma = true, 1
-	default:
-		return fmt.Errorf("-step %s: want add, line or line1", name)
+	st, err := cocoa.ParseStep(name)
+	if err != nil {
+		return fmt.Errorf("-step: %v", err)
 	}
+	opt.LineSearch, spec.Sigma = st.LineSearch(), st.Sigma()
 	return nil
 }
 

@@ -51,7 +51,7 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/universal"
 )
 
-const usage = "usage: acfcd-beam train [-s 1|3|7] [-c C] [-e eps] [-B bias] [-q] --runner prism|flink|spark|dataflow --workers K [--rounds R] DATA MODEL\n"
+const usage = "usage: acfcd-beam train [-s 1|3|7] [-c C] [-e eps] [-B bias] [-q] --runner prism|flink|spark|dataflow --workers K [--rounds R] [--step add|line|line1] DATA MODEL\n"
 
 var (
 	s       = flag.String("s", "1", "solver: 1 (L2-loss SVC dual), 3 (L1-loss SVC dual), 7 (logistic regression dual)")
@@ -66,6 +66,7 @@ var (
 	sel     = flag.String("select", "acf", "local coordinate selection")
 	seed    = flag.Uint64("seed", 0, "seed of the local selections (0: acfcd's default)")
 	workdir = flag.String("workdir", "", "directory for the state between rounds (default: temporary)")
+	step    = flag.String("step", "", "how the driver combines the blocks' updates: add (CoCoA+: σ' = K, added),\nline (σ' = K and a line search on their sum), line1 (σ' = 1 and the line search);\ndefault line1 for -s 1 and 3, add for -s 7")
 )
 
 func main() {
@@ -90,7 +91,7 @@ func train(args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 	// Every call starts from the defaults (tests call train repeatedly).
-	for _, name := range []string{"s", "c", "e", "B", "q", "workers", "rounds", "epochs", "gap", "select", "seed", "workdir", "runner"} {
+	for _, name := range []string{"s", "c", "e", "B", "q", "workers", "rounds", "epochs", "gap", "select", "seed", "workdir", "step", "runner"} {
 		f := fs.Lookup(name)
 		f.Value.Set(f.DefValue)
 	}
@@ -127,6 +128,21 @@ func train(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "acfcd-beam: --select: %v\n", err)
 		return 2
 	}
+	st := cocoa.Line1
+	if problem == acfcd.LogisticDual {
+		st = cocoa.Add
+	}
+	if *step != "" {
+		var err error
+		if st, err = cocoa.ParseStep(*step); err != nil {
+			fmt.Fprintf(stderr, "acfcd-beam: --step: %v\n", err)
+			return 2
+		}
+		if st.LineSearch() && problem == acfcd.LogisticDual {
+			fmt.Fprintf(stderr, "acfcd-beam: --step %s: the line search needs -s 1 or 3 (use --step add with -s 7)\n", st)
+			return 2
+		}
+	}
 	if *workers < 1 {
 		fmt.Fprintf(stderr, "acfcd-beam: --workers %d: want at least 1\n", *workers)
 		return 2
@@ -150,7 +166,7 @@ func train(args []string, stderr io.Writer) int {
 	cfg := pipeline.Config{
 		Spec: cocoa.Spec{Problem: problem, C: *c, Bias: *bias, Select: selection, Seed: *seed},
 		Data: data, WorkDir: dir, Runner: *runners.Runner, Workers: *workers,
-		Epochs: *epochs, MaxRounds: *rounds, Gap: *gap, RelGap: *eps,
+		Epochs: *epochs, MaxRounds: *rounds, Gap: *gap, RelGap: *eps, Step: st,
 	}
 	if !*quiet {
 		cfg.Log = stderr
