@@ -201,6 +201,7 @@ func run(o options) error {
 								}
 								if o.trace > 0 && r.Round%o.trace == 0 {
 									traceLine(name, k, ep, sel.String()+" step="+step, r.Round, r.Gap, r.Primal, r.Dual, r.Steps)
+									fmt.Printf("data=%s K=%d round=%d gamma=%.4g\n", name, k, r.Round, r.Gamma)
 									if o.certify {
 										fmt.Printf("data=%s K=%d round=%d gap_w=%.6g\n", name, k, r.Round, r.GapW)
 									}
