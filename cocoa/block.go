@@ -32,6 +32,10 @@ type Spec struct {
 	// bolder local steps and needs the driver's line search
 	// (Options.LineSearch) to scale their sum.
 	Sigma float64
+	// Kappa > 0 makes every block solve the dual of the proximal problem
+	// P(w) + κ/2‖w − z‖² of Catalyst (Options.OuterRounds): its σ' is
+	// divided by 1 + κ, and the driver's w is κz/(1+κ) + Σ α_i y_i x_i/(1+κ).
+	Kappa float64
 	// Features is the number of features of all the data (1 + the
 	// largest 0-based index), without the bias.
 	Features int
@@ -192,7 +196,7 @@ func NewBlock(spec Spec, id int, d *dataio.Dataset) (*Block, error) {
 	sh := dual.NewData(&dd, spec.bias(), t)
 	p := dual.New(sh, spec.loss(), 0, make([]float64, spec.Dim()), nil, t)
 	p.Reset(spec.Labels[0], spec.C, spec.C)
-	p.SetSigma(spec.sigma())
+	p.SetSigma(spec.sigma() / (1 + spec.Kappa))
 	seed := spec.Seed
 	if seed == 0 {
 		seed = acfcd.DefaultSeed

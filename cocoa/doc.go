@@ -12,6 +12,13 @@
 // P(w) + f(α) = ‖w‖² + Σ_k (Σ_{i∈k} C_i loss_i(w) + ℓ*_i(α_i)) is computed
 // distributively: every block sends two numbers.
 //
+// The driver may also scale the sum of the updates by a line search
+// (Options.LineSearch, Step): the SVMs' duals are quadratic, so three
+// numbers more per block give the γ that minimises the dual along the
+// sum (Lee & Chang 2019), at least the decrease of γ = 1; with it the
+// local subproblems may take σ' = 1 (Step Line1), bolder steps whose
+// overshoot the search takes back.
+//
 // Block is the worker's state and does one round; Simulate runs K blocks
 // in one process over the same partition a cluster would use (Partition),
 // which is what the measurements of rounds and local steps use and what

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -48,6 +49,10 @@ type Options struct {
 	// every block sends three numbers more and receives γ with the next
 	// w. Without it γ = 1, which needs σ' = K.
 	LineSearch bool
+	// OuterRounds, with Spec.Kappa > 0, is the rounds of CoCoA+ on each
+	// proximal problem of Catalyst (Lin, Mairal & Harchaoui 2015) before
+	// its centre z moves to the last point plus β times its step.
+	OuterRounds int
 	// Certify also measures the gap at the dual point that w maps to
 	// (Block.DualAt): every block sends u_k, a vector like Δw, with its
 	// gap parts. A round stops on the smaller of the two gaps.
@@ -140,6 +145,16 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 		dw = make([]float64, len(w))
 	}
 	gamma := 0.0
+	kap := spec.Kappa
+	scale := 1 / (1 + kap)
+	beta := (1 - math.Sqrt(scale)) / (1 + math.Sqrt(scale))
+	var v, wPrev []float64 // Catalyst: Σ α_i y_i x_i, and the last outer point
+	if kap > 0 {
+		v, wPrev = slices.Clone(w), slices.Clone(w)
+		for j := range w {
+			w[j] *= scale
+		}
+	}
 	type cert struct {
 		conj float64
 		u    Sparse
@@ -161,6 +176,9 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 			gaps[k][0], gaps[k][1] = blocks[k].Gap(w)
 		})
 		rd := measure(w, gaps)
+		if kap > 0 {
+			rd = measure2(w, v, gaps)
+		}
 		bytes += 16 * int64(len(blocks))
 		rd.GapW = math.Inf(1)
 		if opt.Certify {
@@ -199,7 +217,7 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 			}
 			gamma = 1
 			if opt.LineSearch {
-				gamma = lineSearch(w, dw, blocks, ups)
+				gamma = lineSearch(w, dw, blocks, ups, scale)
 				bytes += 24 * int64(len(blocks))
 				for _, b := range blocks {
 					b.Scale(gamma)
@@ -207,7 +225,19 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 			}
 			for k := range ups {
 				for n, j := range ups[k].DW.Index {
-					w[j] += float64(gamma * ups[k].DW.Value[n])
+					w[j] += float64(gamma * scale * ups[k].DW.Value[n])
+					if kap > 0 {
+						v[j] += float64(gamma * ups[k].DW.Value[n])
+					}
+				}
+			}
+			if kap > 0 && opt.OuterRounds > 0 && (r+1)%opt.OuterRounds == 0 {
+				// Catalyst's outer step: z = w + β(w − w_prev), the next
+				// proximal problem centred there.
+				for j := range w {
+					z := w[j] + float64(beta*(w[j]-wPrev[j]))
+					wPrev[j] = w[j]
+					w[j] = float64(kap*scale*z) + float64(scale*v[j])
 				}
 			}
 		}
@@ -225,7 +255,7 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 }
 
 // lineSearch is LineGamma over the blocks' parts of a round.
-func lineSearch(w, dw []float64, blocks []*Block, ups []Update) float64 {
+func lineSearch(w, dw []float64, blocks []*Block, ups []Update, scale float64) float64 {
 	dws := make([]Sparse, len(ups))
 	for k := range ups {
 		dws[k] = ups[k].DW
@@ -235,7 +265,7 @@ func lineSearch(w, dw []float64, blocks []*Block, ups []Update) float64 {
 		l, q, t, _ := b.Line()
 		lin, quad, top = lin+l, quad+q, min(top, t)
 	}
-	return LineGamma(w, dw, dws, lin, quad, top)
+	return LineGammaScaled(w, dw, dws, lin, quad, top, scale)
 }
 
 // LineGamma returns the γ ≥ 0 that minimises the (quadratic) dual along
@@ -245,13 +275,19 @@ func lineSearch(w, dw []float64, blocks []*Block, ups []Update) float64 {
 // of theirs. It is at least as good as γ = 1, which every box allows.
 // scratch (len(w)) is left all 0.
 func LineGamma(w, scratch []float64, dws []Sparse, lin, quad, top float64) float64 {
+	return LineGammaScaled(w, scratch, dws, lin, quad, top, 1)
+}
+
+// LineGammaScaled is LineGamma with the quadratic term of Δw scaled by
+// scale: under Catalyst (Spec.Kappa) the dual's is ‖Σ α_i y_i x_i‖²/(1+κ).
+func LineGammaScaled(w, scratch []float64, dws []Sparse, lin, quad, top, scale float64) float64 {
 	for _, d := range dws {
 		d.AddTo(scratch)
 	}
 	for j, d := range scratch {
 		if d != 0 {
 			lin += float64(w[j] * d)
-			quad += float64(d * d)
+			quad += float64(scale * d * d)
 		}
 	}
 	clear(scratch)
@@ -273,6 +309,23 @@ func measure(w []float64, parts [][2]float64) Round {
 	}
 	P := float64(0.5*ww) + loss
 	f := float64(0.5*ww) + conj
+	return Round{Gap: P + f, Primal: P, Dual: f}
+}
+
+// measure2 is measure when the dual's Σ α_i y_i x_i is v, not w
+// (Catalyst).
+func measure2(w, v []float64, parts [][2]float64) Round {
+	var ww, vv, loss, conj float64
+	for j, x := range w {
+		ww += float64(x * x)
+		vv += float64(v[j] * v[j])
+	}
+	for _, p := range parts {
+		loss += p[0]
+		conj += p[1]
+	}
+	P := float64(0.5*ww) + loss
+	f := float64(0.5*vv) + conj
 	return Round{Gap: P + f, Primal: P, Dual: f}
 }
 

@@ -1,6 +1,11 @@
 package cocoa
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/acfcd/acfcd"
+	dataio "github.com/acfcd/acfcd/io"
+)
 
 // Step is how the driver combines a round's K updates.
 type Step int
@@ -44,4 +49,44 @@ func (s Step) Sigma() float64 {
 		return 1
 	}
 	return 0
+}
+
+// DefaultOuterRounds is the rounds per Catalyst step (Options.OuterRounds)
+// that the measurements chose (docs/tuning.md).
+const DefaultOuterRounds = 3
+
+// DefaultKappa is the Catalyst κ for problem p at cost c on data whose
+// examples have a mean squared norm meanSq (the bias feature included):
+// the mean curvature of an example's loss term, L·mean‖x_i‖², with L = 2C
+// for the squared hinge, C/4 for logistic regression, and 2C for the
+// hinge too, which has none (docs/tuning.md). One block (plain coordinate
+// descent) is not accelerated: 0.
+func DefaultKappa(p acfcd.Problem, c, meanSq float64, k int) float64 {
+	if k <= 1 {
+		return 0
+	}
+	l := 2 * c
+	if p == acfcd.LogisticDual {
+		l = c / 4
+	}
+	return l * meanSq
+}
+
+// MeanSq returns the mean of ‖x_i‖² + bias² over d's examples (bias ≤ 0:
+// none), for DefaultKappa.
+func MeanSq(d *dataio.Dataset, bias float64) float64 {
+	if d.Rows == 0 {
+		return 0
+	}
+	var s float64
+	for i := range d.Rows {
+		_, val := d.Row(i)
+		for _, v := range val {
+			s += float64(v * v)
+		}
+	}
+	if bias > 0 {
+		s += float64(d.Rows) * bias * bias
+	}
+	return s / float64(d.Rows)
 }

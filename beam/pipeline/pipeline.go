@@ -67,6 +67,7 @@ type ShardInfo struct {
 	Rows     int
 	Features int
 	NNZ      int64
+	SumSq    float64   // Σ_i ‖x_i‖², for cocoa.DefaultKappa
 	Labels   []float64 // in order of first appearance (at most three)
 }
 
@@ -195,7 +196,7 @@ func (f *splitFn) ProcessElement(ctx context.Context, elem string) error {
 		return err
 	}
 	raw = nil
-	info := ShardInfo{Path: name, Rows: d.Rows, Features: d.Features, NNZ: d.NNZ()}
+	info := ShardInfo{Path: name, Rows: d.Rows, Features: d.Features, NNZ: d.NNZ(), SumSq: cocoa.MeanSq(d, 0) * float64(d.Rows)}
 	for _, v := range d.Label {
 		if len(info.Labels) == 3 {
 			break

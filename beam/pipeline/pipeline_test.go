@@ -70,21 +70,25 @@ func primal(m *acfcd.Model, d *acfcd.Dataset, c float64) float64 {
 	return ww/2 + loss
 }
 
-// TestTrainOnPrism: CoCoA+ (add) and the line search at σ' = 1 (line1)
-// reach the optimum of one machine on the engine.
+// TestTrainOnPrism: CoCoA+ (add), the line search at σ' = 1 (line1) and
+// line1 under Catalyst (κ from the data) reach the optimum of one machine
+// on the engine.
 func TestTrainOnPrism(t *testing.T) {
-	for _, st := range []cocoa.Step{cocoa.Add, cocoa.Line1} {
-		t.Run("step="+st.String(), func(t *testing.T) { trainOnPrism(t, st) })
+	for _, c := range []struct {
+		st    cocoa.Step
+		kappa float64
+	}{{cocoa.Add, 0}, {cocoa.Line1, 0}, {cocoa.Line1, -1}} {
+		t.Run(fmt.Sprintf("step=%s/kappa=%g", c.st, c.kappa), func(t *testing.T) { trainOnPrism(t, c.st, c.kappa) })
 	}
 }
 
-func trainOnPrism(t *testing.T, st cocoa.Step) {
+func trainOnPrism(t *testing.T, st cocoa.Step, kappa float64) {
 	d := data()
 	dir := t.TempDir()
 	glob := writeShards(t, d, dir, 3)
 	var log bytes.Buffer
 	cfg := Config{Spec: cocoa.Spec{Problem: acfcd.SquaredHingeDual, C: 0.1}, Data: glob, WorkDir: filepath.Join(dir, "work"),
-		Runner: "prism", Workers: 2, Epochs: 2, Gap: 1e-4, MaxRounds: 100, Log: &log, Step: st}
+		Runner: "prism", Workers: 2, Epochs: 2, Gap: 1e-4, MaxRounds: 100, Log: &log, Step: st, Kappa: kappa}
 	res, err := Train(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/acfcd/acfcd/cocoa"
@@ -37,6 +38,12 @@ type Config struct {
 	// Step is how the driver combines the blocks' updates: cocoa.Add
 	// (CoCoA+), Line or Line1 (a line search on their sum; -s 1 and 3).
 	Step cocoa.Step
+	// Kappa > 0 accelerates the rounds by Catalyst (cocoa.Spec.Kappa):
+	// every OuterRounds rounds (0: cocoa.DefaultOuterRounds) the centre of
+	// the proximal problem moves; a negative Kappa means
+	// cocoa.DefaultKappa from the data, 0 none.
+	Kappa       float64
+	OuterRounds int
 	// Log, if set, gets a line per round.
 	Log io.Writer
 }
@@ -139,6 +146,24 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("%s: %d class(es); distributed training takes two", cfg.Data, len(labels))
 	}
 	spec.Labels = labels
+	if cfg.Kappa < 0 {
+		var sq float64
+		for _, in := range infos {
+			sq += in.SumSq
+		}
+		if spec.Bias > 0 {
+			sq += float64(rows) * spec.Bias * spec.Bias
+		}
+		cfg.Kappa = cocoa.DefaultKappa(spec.Problem, spec.C, sq/float64(rows), spec.K)
+	}
+	if cfg.OuterRounds == 0 {
+		cfg.OuterRounds = cocoa.DefaultOuterRounds
+	}
+	spec.Kappa = cfg.Kappa
+	kap := cfg.Kappa
+	scale := 1 / (1 + kap)
+	beta := (1 - math.Sqrt(scale)) / (1 + math.Sqrt(scale))
+	var v, wPrev []float64 // Catalyst: Σ α_i y_i x_i, and the last outer point
 	js, err := json.Marshal(spec)
 	if err != nil {
 		return nil, err
@@ -179,6 +204,13 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 			cocoa.Sparse{Index: u.Index, Value: u.Value}.AddTo(w)
 		}
 	}
+	if kap > 0 {
+		// w = κz/(1+κ) + v/(1+κ), z = 0 at the start.
+		v, wPrev = slices.Clone(w), slices.Clone(w)
+		for j := range w {
+			w[j] *= scale
+		}
+	}
 	var steps int64
 	var scratch []float64
 	for r := 0; ; r++ {
@@ -205,8 +237,15 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 			rd.Bytes += 16 + cocoa.Sparse{Index: u.Index}.Bytes()
 			rd.StateBytes += u.StateBytes
 		}
+		vv := ww
+		if kap > 0 {
+			vv = 0
+			for _, x := range v {
+				vv += float64(x * x)
+			}
+		}
 		rd.Primal = float64(0.5*ww) + loss
-		rd.Dual = float64(0.5*ww) + conj
+		rd.Dual = float64(0.5*vv) + conj
 		rd.Gap = rd.Primal + rd.Dual
 		done := rd.Gap <= cfg.Gap || rd.Gap <= cfg.RelGap*math.Abs(rd.Primal)
 		last := r+1 >= cfg.MaxRounds
@@ -225,12 +264,23 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 				if scratch == nil {
 					scratch = make([]float64, len(w))
 				}
-				gamma = cocoa.LineGamma(w, scratch, dws, lin, quad, top)
+				gamma = cocoa.LineGammaScaled(w, scratch, dws, lin, quad, top, scale)
 				rd.Bytes += 24 * int64(spec.K)
 			}
 			for _, d := range dws {
 				for n, j := range d.Index {
-					w[j] += float64(gamma * d.Value[n])
+					w[j] += float64(gamma * scale * d.Value[n])
+					if kap > 0 {
+						v[j] += float64(gamma * d.Value[n])
+					}
+				}
+			}
+			if kap > 0 && (r+1)%cfg.OuterRounds == 0 {
+				// Catalyst's outer step (cocoa.Simulate's).
+				for j := range w {
+					z := w[j] + float64(beta*(w[j]-wPrev[j]))
+					wPrev[j] = w[j]
+					w[j] = float64(kap*scale*z) + float64(scale*v[j])
 				}
 			}
 		}

@@ -54,6 +54,8 @@ type options struct {
 	modes     int
 	steps     []string
 	certify   bool
+	kappa     string
+	outer     int
 }
 
 // stepSpec sets the outer step of -step's name (cocoa.ParseStep).
@@ -79,6 +81,8 @@ func parse(args []string) (options, error) {
 	ep := fs.String("epochs", "0.5,1,4", "local budgets in epochs of a block")
 	sel := fs.String("select", "acf,uniform", "local selections")
 	fs.BoolVar(&o.certify, "certify", false, "also measure the gap at the dual point of w (cocoa.Options.Certify); stop on the smaller")
+	fs.StringVar(&o.kappa, "kappa", "0", "Catalyst's κ: a number, or auto (cocoa.DefaultKappa); 0: none")
+	fs.IntVar(&o.outer, "outer", cocoa.DefaultOuterRounds, "rounds per Catalyst step")
 	st := fs.String("step", "add", "outer steps: add (σ' = K, γ = 1), line (and a line search on the sum), line1 (σ' = 1 and the line search)")
 	fs.Float64Var(&o.gap, "gap", 1e-3, "absolute duality gap to reach")
 	fs.Float64Var(&o.rel, "gap-rel", 1e-3, "also report the rounds to a gap of this times the primal")
@@ -176,6 +180,7 @@ func run(o options) error {
 		if o.stopRel {
 			relStop = o.rel
 		}
+		meanSq := cocoa.MeanSq(d, 0)
 		labels, err := cocoa.Labels(nil, d.Label)
 		if err != nil {
 			return fmt.Errorf("%s: %v", path, err)
@@ -185,7 +190,12 @@ func run(o options) error {
 				for _, sel := range o.selects {
 					for _, step := range o.steps {
 						spec := cocoa.Spec{Problem: o.problem, C: o.c, K: k, Features: d.Features, Labels: labels, Select: sel}
-						sopt := cocoa.Options{Epochs: ep, Gap: o.gap, RelGap: relStop, MaxRounds: o.maxRounds, Procs: o.procs, Certify: o.certify}
+						sopt := cocoa.Options{Epochs: ep, Gap: o.gap, RelGap: relStop, MaxRounds: o.maxRounds, Procs: o.procs, Certify: o.certify, OuterRounds: o.outer}
+						if o.kappa == "auto" {
+							spec.Kappa = cocoa.DefaultKappa(o.problem, o.c, meanSq, k)
+						} else if spec.Kappa, err = strconv.ParseFloat(o.kappa, 64); err != nil || spec.Kappa < 0 {
+							return fmt.Errorf("-kappa %s: want auto or a number ≥ 0", o.kappa)
+						}
 						if err := stepSpec(step, &spec, &sopt); err != nil {
 							return err
 						}
@@ -218,8 +228,8 @@ func run(o options) error {
 						for _, r := range sim.Rounds {
 							bytes += r.Bytes
 						}
-						fmt.Printf("data=%s s=%s c=%g run=cocoa K=%d epochs=%g select=%s step=%s rounds=%d steps=%d epochs_of_work=%.2f converged=%v gap=%.3g gap_w=%.3g primal=%.10g rounds_rel=%d steps_rel=%d bytes_per_round=%d seconds=%.3f cpu_seconds=%.3f\n",
-							name, o.problem.Flag(), o.c, k, ep, sel, step, last.Round, last.Steps, float64(last.Steps)/float64(d.Rows), sim.Converged, last.Gap, last.GapW, last.Primal,
+						fmt.Printf("data=%s s=%s c=%g run=cocoa K=%d epochs=%g select=%s step=%s kappa=%.4g outer=%d rounds=%d steps=%d epochs_of_work=%.2f converged=%v gap=%.3g gap_w=%.3g primal=%.10g rounds_rel=%d steps_rel=%d bytes_per_round=%d seconds=%.3f cpu_seconds=%.3f\n",
+							name, o.problem.Flag(), o.c, k, ep, sel, step, spec.Kappa, o.outer, last.Round, last.Steps, float64(last.Steps)/float64(d.Rows), sim.Converged, last.Gap, last.GapW, last.Primal,
 							relRound, relSteps, bytes/int64(len(sim.Rounds)), median(secs), median(cpus))
 					}
 				}

@@ -33,7 +33,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/acfcd/acfcd"
@@ -66,6 +68,8 @@ var (
 	sel     = flag.String("select", "acf", "local coordinate selection")
 	seed    = flag.Uint64("seed", 0, "seed of the local selections (0: acfcd's default)")
 	workdir = flag.String("workdir", "", "directory for the state between rounds (default: temporary)")
+	kappa   = flag.String("kappa", "auto", "Catalyst's κ: the rounds solve P(w) + κ/2‖w − z‖² and z moves every --outer rounds;\nauto: 2C·mean‖x_i‖² (C/4·… for -s 7) for 2 or more workers; 0: none")
+	outer   = flag.Int("outer", 3, "rounds per Catalyst step")
 	step    = flag.String("step", "", "how the driver combines the blocks' updates: add (CoCoA+: σ' = K, added),\nline (σ' = K and a line search on their sum), line1 (σ' = 1 and the line search);\ndefault line1 for -s 1 and 3, add for -s 7")
 )
 
@@ -91,7 +95,7 @@ func train(args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 	// Every call starts from the defaults (tests call train repeatedly).
-	for _, name := range []string{"s", "c", "e", "B", "q", "workers", "rounds", "epochs", "gap", "select", "seed", "workdir", "step", "runner"} {
+	for _, name := range []string{"s", "c", "e", "B", "q", "workers", "rounds", "epochs", "gap", "select", "seed", "workdir", "step", "kappa", "outer", "runner"} {
 		f := fs.Lookup(name)
 		f.Value.Set(f.DefValue)
 	}
@@ -143,6 +147,19 @@ func train(args []string, stderr io.Writer) int {
 			return 2
 		}
 	}
+	kap := -1.0 // auto
+	if *kappa != "auto" {
+		v, err := strconv.ParseFloat(*kappa, 64)
+		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+			fmt.Fprintf(stderr, "acfcd-beam: --kappa %s: want auto or a number ≥ 0\n", *kappa)
+			return 2
+		}
+		kap = v
+	}
+	if *outer < 1 {
+		fmt.Fprintf(stderr, "acfcd-beam: --outer %d: want at least 1\n", *outer)
+		return 2
+	}
 	if *workers < 1 {
 		fmt.Fprintf(stderr, "acfcd-beam: --workers %d: want at least 1\n", *workers)
 		return 2
@@ -167,6 +184,7 @@ func train(args []string, stderr io.Writer) int {
 		Spec: cocoa.Spec{Problem: problem, C: *c, Bias: *bias, Select: selection, Seed: *seed},
 		Data: data, WorkDir: dir, Runner: *runners.Runner, Workers: *workers,
 		Epochs: *epochs, MaxRounds: *rounds, Gap: *gap, RelGap: *eps, Step: st,
+		Kappa: kap, OuterRounds: *outer,
 	}
 	if !*quiet {
 		cfg.Log = stderr

@@ -98,6 +98,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--workers", "2", "--select", "best", "x", "y"}, 2, "unknown coordinate selection"},
 		{[]string{"--workers", "2", "--step", "half", "x", "y"}, 2, `--step: step "half": want add, line or line1`},
 		{[]string{"-s", "7", "--workers", "2", "--step", "line1", "x", "y"}, 2, "--step line1: the line search needs -s 1 or 3"},
+		{[]string{"--workers", "2", "--kappa", "-1", "x", "y"}, 2, "--kappa -1: want auto or a number ≥ 0"},
+		{[]string{"--workers", "2", "--outer", "0", "x", "y"}, 2, "--outer 0: want at least 1"},
 		{[]string{"--workers", "2", filepath.Join(dir, "none.svm"), filepath.Join(dir, "m")}, 1, "none.svm: no such file"},
 	} {
 		var stderr bytes.Buffer
