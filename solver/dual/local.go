@@ -66,7 +66,7 @@ func (p *Problem) AddDelta(alpha0, v []float64, touched func(i int32)) {
 }
 
 // LineParts returns the block's parts of the dual objective along the
-// round's direction Δ = α − α0 (Lee & Chang 2017: a line search on the
+// round's direction Δ = α − α0 (Lee & Chang 2019: a line search on the
 // sum of the blocks' steps): for the SVMs, whose f is quadratic,
 // f(α0 + γΔ) − f(α0) = γ(wᵀXΔ + lin) + ½γ²(‖XΔ‖² + quad) with
 // lin = Σ_i (D_ii α0_i − 1)Δ_i and quad = Σ_i D_ii Δ_i², the sums over the
