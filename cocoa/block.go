@@ -225,28 +225,6 @@ func (b *Block) Start() Sparse { return b.start }
 // Spec.Dim()) and the block's α: Σ_i C_i loss_i(w) and Σ_i ℓ*_i(α_i).
 func (b *Block) Gap(w []float64) (loss, conj float64) { return b.p.GapParts(w) }
 
-// DualAt returns the block's parts of the dual at the point that w maps
-// to (see dual.Problem.DualAt): Σ_i ℓ*_i(α_i(w)) and
-// u = Σ_{i∈k} α_i(w) y_i x_i, sparse. With the loss parts of Gap they
-// certify w: P(w) + ½‖Σ_k u_k‖² + Σ_k conj_k ≥ P(w) − P*.
-func (b *Block) DualAt(w []float64) (conj float64, u Sparse) {
-	p := b.p
-	conj = p.DualAt(w, b.dw)
-	for _, e := range p.Idx[:p.RP[p.N]] {
-		if v := b.dw[e]; v != 0 {
-			u.Index = append(u.Index, e)
-			u.Value = append(u.Value, v)
-			b.dw[e] = 0
-		}
-	}
-	if nf := len(b.dw) - 1; b.dw[nf] != 0 {
-		u.Index = append(u.Index, int32(nf))
-		u.Value = append(u.Value, b.dw[nf])
-		b.dw[nf] = 0
-	}
-	return conj, u
-}
-
 // Update is what a block sends back from a round.
 type Update struct {
 	Block int

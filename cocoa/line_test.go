@@ -130,31 +130,6 @@ func TestSimulateLineSearch(t *testing.T) {
 	}
 }
 
-// TestCertify: the gap at the dual point of w bounds the primal's excess
-// over the single machine's optimum at every round, for the three
-// losses.
-func TestCertify(t *testing.T) {
-	d := testData()
-	labels, _ := Labels(nil, d.Label)
-	for _, p := range []acfcd.Problem{acfcd.SquaredHingeDual, acfcd.HingeDual, acfcd.LogisticDual} {
-		opt := single(t, d, p)
-		spec := Spec{Problem: p, C: 0.1, K: 4, Features: d.Features, Labels: labels}
-		rounds := 0
-		_, err := Simulate(context.Background(), d, spec, Options{Gap: 1e-4, MaxRounds: 60, Certify: true, Progress: func(r Round) {
-			rounds++
-			if math.IsInf(r.GapW, 0) || math.IsNaN(r.GapW) || r.GapW < r.Primal-opt-1e-6 {
-				t.Errorf("-s %s round %d: certificate %g below the excess %g", p.Flag(), r.Round, r.GapW, r.Primal-opt)
-			}
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rounds == 0 {
-			t.Fatalf("-s %s: no round", p.Flag())
-		}
-	}
-}
-
 // TestCatalyst: with Catalyst (Spec.Kappa, Options.OuterRounds) the run
 // reaches the single machine's optimum for the three losses, the primal
 // recomputed from the model equals the reported one, and every reported

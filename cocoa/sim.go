@@ -53,10 +53,6 @@ type Options struct {
 	// proximal problem of Catalyst (Lin, Mairal & Harchaoui 2015) before
 	// its centre z moves to the last point plus β times its step.
 	OuterRounds int
-	// Certify also measures the gap at the dual point that w maps to
-	// (Block.DualAt): every block sends u_k, a vector like Δw, with its
-	// gap parts. A round stops on the smaller of the two gaps.
-	Certify bool
 	// Progress, if set, is called after every round's gap.
 	Progress func(Round)
 }
@@ -67,9 +63,6 @@ type Round struct {
 	Gap    float64 // P(w) + f(α)
 	Primal float64 // P(w) = ½‖w‖² + Σ_i C_i loss_i(w)
 	Dual   float64 // f(α), liblinear's dual objective (minimised)
-	// GapW is P(w) + f(α(w)) (Options.Certify; otherwise +Inf): the gap
-	// that certifies w through the dual point it maps to.
-	GapW float64
 	// Steps are the local coordinate steps of all blocks up to this point.
 	Steps int64
 	// Gamma is the line search's step on the sum of the updates that
@@ -155,15 +148,6 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 			w[j] *= scale
 		}
 	}
-	type cert struct {
-		conj float64
-		u    Sparse
-	}
-	var certs []cert
-	var uw []float64
-	if opt.Certify {
-		certs, uw = make([]cert, len(blocks)), make([]float64, len(w))
-	}
 	for r := 0; ; r++ {
 		// The gap at w, then (unless it is small enough) a round from w:
 		// what an engine does in one stage.
@@ -180,29 +164,10 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 			rd = measure2(w, v, gaps)
 		}
 		bytes += 16 * int64(len(blocks))
-		rd.GapW = math.Inf(1)
-		if opt.Certify {
-			var conj float64
-			each(opt.Procs, len(blocks), func(k int) {
-				certs[k].conj, certs[k].u = blocks[k].DualAt(w)
-			})
-			clear(uw)
-			for k := range certs {
-				conj += certs[k].conj
-				certs[k].u.AddTo(uw)
-				bytes += 8 + certs[k].u.Bytes()
-			}
-			var uu float64
-			for _, x := range uw {
-				uu += float64(x * x)
-			}
-			rd.GapW = rd.Primal + float64(0.5*uu) + conj
-		}
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		g := min(rd.Gap, rd.GapW)
-		done := g <= opt.Gap || g <= opt.RelGap*math.Abs(rd.Primal)
+		done := rd.Gap <= opt.Gap || rd.Gap <= opt.RelGap*math.Abs(rd.Primal)
 		if !done && !last {
 			each(opt.Procs, len(blocks), func(k int) {
 				b := blocks[k]

@@ -53,7 +53,6 @@ type options struct {
 	textbook  int
 	modes     int
 	steps     []string
-	certify   bool
 	kappa     string
 	outer     int
 }
@@ -80,7 +79,6 @@ func parse(args []string) (options, error) {
 	ks := fs.String("k", "1,2,4,8,16", "blocks K (σ' = K)")
 	ep := fs.String("epochs", "0.5,1,4", "local budgets in epochs of a block")
 	sel := fs.String("select", "acf,uniform", "local selections")
-	fs.BoolVar(&o.certify, "certify", false, "also measure the gap at the dual point of w (cocoa.Options.Certify); stop on the smaller")
 	fs.StringVar(&o.kappa, "kappa", "0", "Catalyst's κ: a number, or auto (cocoa.DefaultKappa); 0: none")
 	fs.IntVar(&o.outer, "outer", cocoa.DefaultOuterRounds, "rounds per Catalyst step")
 	st := fs.String("step", "add", "outer steps: add (σ' = K, γ = 1), line (and a line search on the sum), line1 (σ' = 1 and the line search)")
@@ -190,7 +188,7 @@ func run(o options) error {
 				for _, sel := range o.selects {
 					for _, step := range o.steps {
 						spec := cocoa.Spec{Problem: o.problem, C: o.c, K: k, Features: d.Features, Labels: labels, Select: sel}
-						sopt := cocoa.Options{Epochs: ep, Gap: o.gap, RelGap: relStop, MaxRounds: o.maxRounds, Procs: o.procs, Certify: o.certify, OuterRounds: o.outer}
+						sopt := cocoa.Options{Epochs: ep, Gap: o.gap, RelGap: relStop, MaxRounds: o.maxRounds, Procs: o.procs, OuterRounds: o.outer}
 						if o.kappa == "auto" {
 							spec.Kappa = cocoa.DefaultKappa(o.problem, o.c, meanSq, k)
 						} else if spec.Kappa, err = strconv.ParseFloat(o.kappa, 64); err != nil || spec.Kappa < 0 {
@@ -206,15 +204,12 @@ func run(o options) error {
 							relRound, relSteps = -1, -1
 							c0, t0 := benchkit.ProcessCPU(), time.Now()
 							sopt.Progress = func(r cocoa.Round) {
-								if relRound < 0 && min(r.Gap, r.GapW) <= o.rel*math.Abs(r.Primal) {
+								if relRound < 0 && r.Gap <= o.rel*math.Abs(r.Primal) {
 									relRound, relSteps = r.Round, r.Steps
 								}
 								if o.trace > 0 && r.Round%o.trace == 0 {
 									traceLine(name, k, ep, sel.String()+" step="+step, r.Round, r.Gap, r.Primal, r.Dual, r.Steps)
 									fmt.Printf("data=%s K=%d round=%d gamma=%.4g\n", name, k, r.Round, r.Gamma)
-									if o.certify {
-										fmt.Printf("data=%s K=%d round=%d gap_w=%.6g\n", name, k, r.Round, r.GapW)
-									}
 								}
 							}
 							sim, err = cocoa.Simulate(ctx, d, spec, sopt)
@@ -228,8 +223,8 @@ func run(o options) error {
 						for _, r := range sim.Rounds {
 							bytes += r.Bytes
 						}
-						fmt.Printf("data=%s s=%s c=%g run=cocoa K=%d epochs=%g select=%s step=%s kappa=%.4g outer=%d rounds=%d steps=%d epochs_of_work=%.2f converged=%v gap=%.3g gap_w=%.3g primal=%.10g rounds_rel=%d steps_rel=%d bytes_per_round=%d seconds=%.3f cpu_seconds=%.3f\n",
-							name, o.problem.Flag(), o.c, k, ep, sel, step, spec.Kappa, o.outer, last.Round, last.Steps, float64(last.Steps)/float64(d.Rows), sim.Converged, last.Gap, last.GapW, last.Primal,
+						fmt.Printf("data=%s s=%s c=%g run=cocoa K=%d epochs=%g select=%s step=%s kappa=%.4g outer=%d rounds=%d steps=%d epochs_of_work=%.2f converged=%v gap=%.3g primal=%.10g rounds_rel=%d steps_rel=%d bytes_per_round=%d seconds=%.3f cpu_seconds=%.3f\n",
+							name, o.problem.Flag(), o.c, k, ep, sel, step, spec.Kappa, o.outer, last.Round, last.Steps, float64(last.Steps)/float64(d.Rows), sim.Converged, last.Gap, last.Primal,
 							relRound, relSteps, bytes/int64(len(sim.Rounds)), median(secs), median(cpus))
 					}
 				}

@@ -107,39 +107,3 @@ func (p *Problem) ScaleStep(alpha0 []float64, gamma float64) {
 		}
 	}
 }
-
-// DualAt returns the block's part Σ_i ℓ*_i(α_i(w)) of the dual objective
-// at the dual point that w maps to, α_i(w) = −C_i loss_i'(y_i wᵀx_i)
-// (for the squared hinge max(0, 1 − m)/D_ii, for the hinge C_i when
-// m < 1, for LR C_i/(1 + e^m)), and adds the block's Σ_i α_i(w) y_i x_i to
-// u (len NF+1). That point is feasible whatever α is, and near the optimum
-// when w is: P(w) + f(α(w)) certifies w by its own accuracy, where the
-// blocks' α of CoCoA+ lag behind it.
-func (p *Problem) DualAt(w, u []float64) (conj float64) {
-	for i := range p.N {
-		c := (p.Y[i] + 1) >> 1
-		m := float64(float64(p.Y[i]) * p.DotRow(int32(i), w))
-		var a float64
-		switch p.Loss {
-		case Logistic:
-			C := p.UB[c]
-			// α = C·σ(−m), C − α = C·σ(m), each formed without cancellation.
-			a = C / (1 + math.Exp(m))
-			conj += XLogX(a) + XLogX(C/(1+math.Exp(-m))) - float64(C*fmath.Log(C))
-		case L1SVM:
-			if m < 1 {
-				a = p.UB[c]
-			}
-			conj -= a
-		default:
-			if h := 1 - m; h > 0 {
-				a = h / p.Diag[c]
-			}
-			conj += float64(a * (float64(0.5*a*p.Diag[c]) - 1))
-		}
-		if a != 0 {
-			p.AxpyRow(a*float64(p.Y[i]), int32(i), u)
-		}
-	}
-	return conj
-}
