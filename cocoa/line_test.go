@@ -3,6 +3,7 @@ package cocoa
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -165,5 +166,42 @@ func TestCatalyst(t *testing.T) {
 	}
 	if k := DefaultKappa(acfcd.LogisticDual, 2, 3, 4); k != 1.5 {
 		t.Errorf("-s 7, C = 2, mean ‖x‖² = 3: κ = %g, want C/4·3 = 1.5", k)
+	}
+}
+
+// TestCatalystRestart: every Rounds rounds the centre moves to
+// w + β(w − w_prev), and to w itself (a restart) when the primal rose
+// since the last step; w becomes κz/(1+κ) + v/(1+κ).
+func TestCatalystRestart(t *testing.T) {
+	w := []float64{2, 4}
+	c := NewCatalyst(3, 2, w) // v = (2, 4), w = v/4
+	if w[0] != 0.5 || w[1] != 1 {
+		t.Fatalf("start: w = %v, want (0.5, 1)", w)
+	}
+	beta := (1 - 0.5) / (1 + 0.5)
+	if c.EndRound(0, w, 10) {
+		t.Fatal("round 0 of 2: no step, no restart")
+	}
+	c.Add(1, Sparse{Index: []int32{0}, Value: []float64{4}}) // v = (6, 4)
+	w[0] += 1                                               // w = (1.5, 1): Scale·Δv
+	if c.EndRound(1, w, 10) {
+		t.Fatal("the first step restarted")
+	}
+	// z = w + β(w − w_prev) with w_prev = (2, 4), the start; w = 3z/4 + v/4.
+	want := []float64{0.75*(1.5+beta*(1.5-2)) + 1.5, 0.75*(1+beta*(1-4)) + 1}
+	for j := range w {
+		if math.Abs(w[j]-want[j]) > 1e-15 {
+			t.Fatalf("after the first step: w = %v, want %v", w, want)
+		}
+	}
+	c.EndRound(2, w, 11)
+	prev := slices.Clone(w)
+	if !c.EndRound(3, w, 12) { // the primal rose: 10 → 12
+		t.Fatal("a risen primal did not restart")
+	}
+	for j := range w {
+		if want := 0.75*prev[j] + 0.25*c.v[j]; math.Abs(w[j]-want) > 1e-15 {
+			t.Fatalf("restart: w = %v, want 3w/4 + v/4 = %g at %d", w, want, j)
+		}
 	}
 }

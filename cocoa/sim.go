@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"sync"
 	"time"
 
@@ -50,8 +49,8 @@ type Options struct {
 	// w. Without it γ = 1, which needs σ' = K.
 	LineSearch bool
 	// OuterRounds, with Spec.Kappa > 0, is the rounds of CoCoA+ on each
-	// proximal problem of Catalyst (Lin, Mairal & Harchaoui 2015) before
-	// its centre z moves to the last point plus β times its step.
+	// proximal problem of Catalyst (see Catalyst) before its centre moves
+	// (0: DefaultOuterRounds).
 	OuterRounds int
 	// Progress, if set, is called after every round's gap.
 	Progress func(Round)
@@ -138,15 +137,11 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 		dw = make([]float64, len(w))
 	}
 	gamma := 0.0
-	kap := spec.Kappa
-	scale := 1 / (1 + kap)
-	beta := (1 - math.Sqrt(scale)) / (1 + math.Sqrt(scale))
-	var v, wPrev []float64 // Catalyst: Σ α_i y_i x_i, and the last outer point
-	if kap > 0 {
-		v, wPrev = slices.Clone(w), slices.Clone(w)
-		for j := range w {
-			w[j] *= scale
-		}
+	scale := 1.0
+	var cat *Catalyst
+	if spec.Kappa > 0 {
+		cat = NewCatalyst(spec.Kappa, opt.OuterRounds, w)
+		scale = cat.Scale()
 	}
 	for r := 0; ; r++ {
 		// The gap at w, then (unless it is small enough) a round from w:
@@ -159,10 +154,7 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 		each(opt.Procs, len(blocks), func(k int) {
 			gaps[k][0], gaps[k][1] = blocks[k].Gap(w)
 		})
-		rd := measure(w, gaps)
-		if kap > 0 {
-			rd = measure2(w, v, gaps)
-		}
+		rd := measure(w, gaps, cat)
 		bytes += 16 * int64(len(blocks))
 		if err := ctx.Err(); err != nil {
 			return res, err
@@ -191,19 +183,13 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 			for k := range ups {
 				for n, j := range ups[k].DW.Index {
 					w[j] += float64(gamma * scale * ups[k].DW.Value[n])
-					if kap > 0 {
-						v[j] += float64(gamma * ups[k].DW.Value[n])
-					}
+				}
+				if cat != nil {
+					cat.Add(gamma, ups[k].DW)
 				}
 			}
-			if kap > 0 && opt.OuterRounds > 0 && (r+1)%opt.OuterRounds == 0 {
-				// Catalyst's outer step: z = w + β(w − w_prev), the next
-				// proximal problem centred there.
-				for j := range w {
-					z := w[j] + float64(beta*(w[j]-wPrev[j]))
-					wPrev[j] = w[j]
-					w[j] = float64(kap*scale*z) + float64(scale*v[j])
-				}
+			if cat != nil {
+				cat.EndRound(r, w, rd.Primal)
 			}
 		}
 		rd.Round, rd.Bytes = r, bytes
@@ -262,8 +248,9 @@ func LineGammaScaled(w, scratch []float64, dws []Sparse, lin, quad, top, scale f
 	return min(-lin/quad, top)
 }
 
-// measure returns the objectives at w from the blocks' gap parts.
-func measure(w []float64, parts [][2]float64) Round {
+// measure returns the objectives at w from the blocks' parts; under
+// Catalyst (cat not nil) the dual's Σ α_i y_i x_i is cat's v, not w.
+func measure(w []float64, parts [][2]float64, cat *Catalyst) Round {
 	var ww, loss, conj float64
 	for _, x := range w {
 		ww += float64(x * x)
@@ -272,22 +259,9 @@ func measure(w []float64, parts [][2]float64) Round {
 		loss += p[0]
 		conj += p[1]
 	}
-	P := float64(0.5*ww) + loss
-	f := float64(0.5*ww) + conj
-	return Round{Gap: P + f, Primal: P, Dual: f}
-}
-
-// measure2 is measure when the dual's Σ α_i y_i x_i is v, not w
-// (Catalyst).
-func measure2(w, v []float64, parts [][2]float64) Round {
-	var ww, vv, loss, conj float64
-	for j, x := range w {
-		ww += float64(x * x)
-		vv += float64(v[j] * v[j])
-	}
-	for _, p := range parts {
-		loss += p[0]
-		conj += p[1]
+	vv := ww
+	if cat != nil {
+		vv = cat.VV()
 	}
 	P := float64(0.5*ww) + loss
 	f := float64(0.5*vv) + conj

@@ -30,8 +30,8 @@ func TestBlockErrorsCancelOnSharedFeatures(t *testing.T) {
 	for range 200 {
 		one.Round(w, int64(20*one.Len())).DW.AddTo(w)
 	}
-	if l, c := one.Gap(w); measure(w, [][2]float64{{l, c}}).Gap > 1e-10 {
-		t.Fatalf("one block: gap %g", measure(w, [][2]float64{{l, c}}).Gap)
+	if l, c := one.Gap(w); measure(w, [][2]float64{{l, c}}, nil).Gap > 1e-10 {
+		t.Fatalf("one block: gap %g", measure(w, [][2]float64{{l, c}}, nil).Gap)
 	}
 	opt := one.Alpha()
 	spec.K = 2

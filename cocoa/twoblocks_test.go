@@ -116,7 +116,7 @@ func TestTwoBlocksReachTinyGap(t *testing.T) {
 				for k, b := range blocks {
 					gaps[k][0], gaps[k][1] = b.Gap(w)
 				}
-				rd := measure(w, gaps)
+				rd := measure(w, gaps, nil)
 				if math.Abs(rd.Primal-P) > 1e-9*P || math.Abs(rd.Dual-f) > 1e-9*P {
 					t.Fatalf("%v %v round %d: reported P %.12g f %.12g, recomputed %.12g %.12g", c.p, sel, r, rd.Primal, rd.Dual, P, f)
 				}

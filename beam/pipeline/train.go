@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/acfcd/acfcd/cocoa"
@@ -160,10 +159,8 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.OuterRounds = cocoa.DefaultOuterRounds
 	}
 	spec.Kappa = cfg.Kappa
-	kap := cfg.Kappa
-	scale := 1 / (1 + kap)
-	beta := (1 - math.Sqrt(scale)) / (1 + math.Sqrt(scale))
-	var v, wPrev []float64 // Catalyst: Σ α_i y_i x_i, and the last outer point
+	scale := 1.0
+	var cat *cocoa.Catalyst
 	js, err := json.Marshal(spec)
 	if err != nil {
 		return nil, err
@@ -204,12 +201,9 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 			cocoa.Sparse{Index: u.Index, Value: u.Value}.AddTo(w)
 		}
 	}
-	if kap > 0 {
-		// w = κz/(1+κ) + v/(1+κ), z = 0 at the start.
-		v, wPrev = slices.Clone(w), slices.Clone(w)
-		for j := range w {
-			w[j] *= scale
-		}
+	if spec.Kappa > 0 {
+		cat = cocoa.NewCatalyst(spec.Kappa, cfg.OuterRounds, w)
+		scale = cat.Scale()
 	}
 	var steps int64
 	var scratch []float64
@@ -238,11 +232,8 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 			rd.StateBytes += u.StateBytes
 		}
 		vv := ww
-		if kap > 0 {
-			vv = 0
-			for _, x := range v {
-				vv += float64(x * x)
-			}
+		if cat != nil {
+			vv = cat.VV()
 		}
 		rd.Primal = float64(0.5*ww) + loss
 		rd.Dual = float64(0.5*vv) + conj
@@ -270,18 +261,13 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 			for _, d := range dws {
 				for n, j := range d.Index {
 					w[j] += float64(gamma * scale * d.Value[n])
-					if kap > 0 {
-						v[j] += float64(gamma * d.Value[n])
-					}
+				}
+				if cat != nil {
+					cat.Add(gamma, d)
 				}
 			}
-			if kap > 0 && (r+1)%cfg.OuterRounds == 0 {
-				// Catalyst's outer step (cocoa.Simulate's).
-				for j := range w {
-					z := w[j] + float64(beta*(w[j]-wPrev[j]))
-					wPrev[j] = w[j]
-					w[j] = float64(kap*scale*z) + float64(scale*v[j])
-				}
+			if cat != nil {
+				cat.EndRound(r, w, rd.Primal)
 			}
 		}
 		rd.Stage = time.Since(t0).Seconds()
