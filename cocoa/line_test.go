@@ -183,7 +183,7 @@ func TestCatalystRestart(t *testing.T) {
 		t.Fatal("round 0 of 2: no step, no restart")
 	}
 	c.Add(1, Sparse{Index: []int32{0}, Value: []float64{4}}) // v = (6, 4)
-	w[0] += 1                                               // w = (1.5, 1): Scale·Δv
+	w[0] += 1                                                // w = (1.5, 1): Scale·Δv
 	if c.EndRound(1, w, 10) {
 		t.Fatal("the first step restarted")
 	}
