@@ -2,7 +2,8 @@
 // by CoCoA+ (package cocoa) on Apache Beam: the examples, libsvm shards,
 // are split into K blocks; every round each block takes a budget of ACF
 // coordinate steps on its local subproblem from the shared w and returns
-// Δw; the driver adds them and stops at a duality gap.
+// Δw; the driver combines them (cocoa's line search and Catalyst) and stops
+// at a duality gap.
 //
 // # One pipeline per round, driven by a Go loop
 //
