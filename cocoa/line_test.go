@@ -36,6 +36,18 @@ func dualObjective(d *acfcd.Dataset, spec Spec, parts []*acfcd.Dataset, blocks [
 	return f, w
 }
 
+// searchGamma is the line search's γ for the blocks' last round.
+func searchGamma(w []float64, blocks []*Block, ups []Update) float64 {
+	var dws []Sparse
+	lin, quad, top := 0.0, 0.0, math.Inf(1)
+	for k, b := range blocks {
+		dws = append(dws, ups[k].DW)
+		l, q, t, _ := b.Line()
+		lin, quad, top = lin+l, quad+q, min(top, t)
+	}
+	return LineGamma(w, make([]float64, len(w)), dws, lin, quad, top, 1)
+}
+
 // TestLineSearch: one round from the same point, added with γ = 1 and
 // with the line search. The searched step lowers the dual (recomputed
 // from α and the data) at least as much as γ = 1, keeps every α in its
@@ -66,7 +78,7 @@ func TestLineSearch(t *testing.T) {
 					}
 					gamma = 1
 					if search && r == 2 {
-						gamma = lineSearch(w, make([]float64, len(w)), blocks, ups, 1)
+						gamma = searchGamma(w, blocks, ups)
 						for _, b := range blocks {
 							b.Scale(gamma)
 						}

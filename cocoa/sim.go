@@ -136,12 +136,11 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 	if opt.LineSearch {
 		dw = make([]float64, len(w))
 	}
+	dws := make([]Sparse, len(blocks))
 	gamma := 0.0
-	scale := 1.0
 	var cat *Catalyst
 	if spec.Kappa > 0 {
 		cat = NewCatalyst(spec.Kappa, opt.OuterRounds, w)
-		scale = cat.Scale()
 	}
 	for r := 0; ; r++ {
 		// The gap at w, then (unless it is small enough) a round from w:
@@ -172,24 +171,20 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 				steps += ups[k].Steps
 				bytes += ups[k].DW.Bytes()
 			}
-			gamma = 1
+			lin, quad, top := 0.0, 0.0, math.Inf(1)
+			for k, b := range blocks {
+				dws[k] = ups[k].DW
+				if opt.LineSearch {
+					l, q, t, _ := b.Line()
+					lin, quad, top = lin+l, quad+q, min(top, t)
+				}
+			}
+			gamma = Apply(w, dw, dws, opt.LineSearch, lin, quad, top, cat, r, rd.Primal)
 			if opt.LineSearch {
-				gamma = lineSearch(w, dw, blocks, ups, scale)
 				bytes += 24 * int64(len(blocks))
 				for _, b := range blocks {
 					b.Scale(gamma)
 				}
-			}
-			for k := range ups {
-				for n, j := range ups[k].DW.Index {
-					w[j] += float64(gamma * scale * ups[k].DW.Value[n])
-				}
-				if cat != nil {
-					cat.Add(gamma, ups[k].DW)
-				}
-			}
-			if cat != nil {
-				cat.EndRound(r, w, rd.Primal)
 			}
 		}
 		rd.Round, rd.Bytes = r, bytes
@@ -205,33 +200,45 @@ func Simulate(ctx context.Context, d *dataio.Dataset, spec Spec, opt Options) (*
 	}
 }
 
-// lineSearch is LineGamma over the blocks' parts of a round.
-func lineSearch(w, dw []float64, blocks []*Block, ups []Update, scale float64) float64 {
-	dws := make([]Sparse, len(ups))
-	for k := range ups {
-		dws[k] = ups[k].DW
+// Apply moves w by a round's updates dws and returns the step γ taken:
+// with search, the line search's (LineGamma, with lin, quad and top the
+// sums and the smallest of the blocks' Block.Line parts), else 1. Under
+// Catalyst (cat not nil) w moves by γ/(1+κ) times the updates and cat
+// keeps its v and, at the end of round r (primal measured at its start),
+// moves the centre. Both drivers, Simulate and the Beam module's, call it;
+// the blocks apply γ themselves (Block.Scale). scratch (len(w)) is left
+// all 0.
+func Apply(w, scratch []float64, dws []Sparse, search bool, lin, quad, top float64, cat *Catalyst, r int, primal float64) float64 {
+	scale := 1.0
+	if cat != nil {
+		scale = cat.Scale()
 	}
-	lin, quad, top := 0.0, 0.0, math.Inf(1)
-	for _, b := range blocks {
-		l, q, t, _ := b.Line()
-		lin, quad, top = lin+l, quad+q, min(top, t)
+	gamma := 1.0
+	if search {
+		gamma = LineGamma(w, scratch, dws, lin, quad, top, scale)
 	}
-	return LineGammaScaled(w, dw, dws, lin, quad, top, scale)
+	for _, d := range dws {
+		for n, j := range d.Index {
+			w[j] += float64(gamma * scale * d.Value[n])
+		}
+		if cat != nil {
+			cat.Add(gamma, d)
+		}
+	}
+	if cat != nil {
+		cat.EndRound(r, w, primal)
+	}
+	return gamma
 }
 
 // LineGamma returns the γ ≥ 0 that minimises the (quadratic) dual along
 // the sum Δw = Σ_k dws[k] of a round's updates at w, within every block's
-// box: f(α + γΔ) − f(α) = γ(wᵀΔw + lin) + ½γ²(‖Δw‖² + quad), where lin,
-// quad are the sums of the blocks' Block.Line parts and top the smallest
-// of theirs. It is at least as good as γ = 1, which every box allows.
-// scratch (len(w)) is left all 0.
-func LineGamma(w, scratch []float64, dws []Sparse, lin, quad, top float64) float64 {
-	return LineGammaScaled(w, scratch, dws, lin, quad, top, 1)
-}
-
-// LineGammaScaled is LineGamma with the quadratic term of Δw scaled by
-// scale: under Catalyst (Spec.Kappa) the dual's is ‖Σ α_i y_i x_i‖²/(1+κ).
-func LineGammaScaled(w, scratch []float64, dws []Sparse, lin, quad, top, scale float64) float64 {
+// box: f(α + γΔ) − f(α) = γ(wᵀΔw + lin) + ½γ²(scale·‖Δw‖² + quad), where
+// lin, quad are the sums of the blocks' Block.Line parts and top the
+// smallest of theirs, and scale is 1, or 1/(1+κ) under Catalyst (whose
+// dual has ‖Σ α_i y_i x_i‖²/(1+κ)). It is at least as good as γ = 1, which
+// every box allows. scratch (len(w)) is left all 0.
+func LineGamma(w, scratch []float64, dws []Sparse, lin, quad, top, scale float64) float64 {
 	for _, d := range dws {
 		d.AddTo(scratch)
 	}

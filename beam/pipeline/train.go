@@ -159,7 +159,6 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.OuterRounds = cocoa.DefaultOuterRounds
 	}
 	spec.Kappa = cfg.Kappa
-	scale := 1.0
 	var cat *cocoa.Catalyst
 	js, err := json.Marshal(spec)
 	if err != nil {
@@ -203,7 +202,6 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if spec.Kappa > 0 {
 		cat = cocoa.NewCatalyst(spec.Kappa, cfg.OuterRounds, w)
-		scale = cat.Scale()
 	}
 	var steps int64
 	var scratch []float64
@@ -250,25 +248,13 @@ func Train(ctx context.Context, cfg Config) (*Result, error) {
 				steps += u.Steps
 				lin, quad, top = lin+u.Lin, quad+u.Quad, min(top, u.Top)
 			}
-			gamma = 1
 			if search {
 				if scratch == nil {
 					scratch = make([]float64, len(w))
 				}
-				gamma = cocoa.LineGammaScaled(w, scratch, dws, lin, quad, top, scale)
 				rd.Bytes += 24 * int64(spec.K)
 			}
-			for _, d := range dws {
-				for n, j := range d.Index {
-					w[j] += float64(gamma * scale * d.Value[n])
-				}
-				if cat != nil {
-					cat.Add(gamma, d)
-				}
-			}
-			if cat != nil {
-				cat.EndRound(r, w, rd.Primal)
-			}
+			gamma = cocoa.Apply(w, scratch, dws, search, lin, quad, top, cat, r, rd.Primal)
 		}
 		rd.Stage = time.Since(t0).Seconds()
 		rd.Seconds = time.Since(start).Seconds()
