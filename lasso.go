@@ -29,6 +29,12 @@ func lassoData(d *Dataset, p *Params) (*lasso.Data, error) {
 	if !(p.GapTol >= 0) || math.IsInf(p.GapTol, 0) {
 		return nil, fmt.Errorf("LASSO: gap tolerance must be a finite number >= 0, got %g", p.GapTol)
 	}
+	if !(p.Thresh >= 0) || math.IsInf(p.Thresh, 0) {
+		return nil, fmt.Errorf("LASSO: thresh must be a finite number >= 0, got %g", p.Thresh)
+	}
+	if p.Thresh > 0 && (p.Eps > 0 || p.GapTol > 0) {
+		return nil, errors.New("LASSO: thresh (glmnet's stopping rule) cannot be combined with eps or a gap tolerance")
+	}
 	if err := checkData(d); err != nil {
 		return nil, err
 	}
@@ -84,7 +90,7 @@ func continueLasso(ctx context.Context, prob *lasso.Problem, p Params) (steps in
 	ops0 := prob.Ops
 	t := p.Tuning
 	lm := prob.LambdaMax()
-	if t.LassoContinue <= 0 || p.Eps > 0 || p.GapTol > 0 || !(p.Lambda > 0) || !(p.Lambda < t.LassoContinue*lm) ||
+	if t.LassoContinue <= 0 || p.Eps > 0 || p.GapTol > 0 || p.Thresh > 0 || !(p.Lambda > 0) || !(p.Lambda < t.LassoContinue*lm) ||
 		float64(prob.Rows()) >= t.LassoContinueRows*float64(prob.Features()) {
 		return 0, 0, 0
 	}
@@ -115,6 +121,9 @@ func lassoConfig(ctx context.Context, p Params, seed uint64, maxEpochs int) solv
 // the model and the result (Seconds not set).
 func fitLasso(ctx context.Context, prob *lasso.Problem, p Params, lam float64, seed uint64) (*Model, *Result) {
 	eps := prob.SetLambda(lam, p.Eps, p.GapTol)
+	if p.Thresh > 0 {
+		prob.SetThresh(p.Thresh)
+	}
 	maxEpochs := p.MaxEpochs
 	if maxEpochs == 0 {
 		maxEpochs = DefaultLassoMaxEpochs

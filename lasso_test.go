@@ -1184,3 +1184,43 @@ func TestLassoContinuation(t *testing.T) {
 		t.Errorf("%d steps reported with the continuation (%d without): its steps left out?", warm.Iterations, cold.Iterations)
 	}
 }
+
+// glmnet's stopping rule (Params.Thresh): at a tiny thresh the fit is
+// the optimum, at a loose one it stops sooner and higher, and at every
+// thresh the reported duality gap is the plain one, recomputed here,
+// which bounds the objective's excess.
+func TestLassoThresh(t *testing.T) {
+	d := lassoGen(lassoSpec{seed: 21, rows: 120, feats: 600, density: 0.05, k: 20, noise: 0.3, offset: 1})
+	X := lassoDense(d)
+	lam := 0.02 * lassoLamMax(t, d, false)
+	_, tight := lassoTrain(t, d, Params{Lambda: lam, Select: Cyclic, GapTol: 1e-13})
+	fStar := tight.Objective - tight.Gap
+	for _, sel := range lassoSelects {
+		var steps []int64
+		var objs []float64
+		for _, th := range []float64{1e-3, 1e-7, 1e-14} {
+			m, res := lassoTrain(t, d, Params{Lambda: lam, Select: sel, Thresh: th})
+			f := lassoObjPlain(X, d.Label, m.W, 0, lam)
+			gap := lassoGapPlain(X, d.Label, m.W, 0, lam, false)
+			if !res.Converged || math.Abs(res.Gap-gap) > 1e-9*f || f-fStar > gap+1e-12*f || math.Abs(res.Objective-f) > 1e-9*f {
+				t.Errorf("%s thresh %g: converged %v, gap %g (plain %g), objective %g (plain %g), excess %g",
+					sel, th, res.Converged, res.Gap, gap, res.Objective, f, f-fStar)
+			}
+			steps, objs = append(steps, res.Iterations), append(objs, f)
+		}
+		if !(steps[0] < steps[2] && objs[0] > objs[2]) {
+			t.Errorf("%s: thresh 1e-3 took %d steps to %g, 1e-14 %d steps to %g: the loose rule did not stop sooner",
+				sel, steps[0], objs[0], steps[2], objs[2])
+		}
+		if objs[2]-fStar > 1e-10*fStar {
+			t.Errorf("%s: thresh 1e-14 stopped %g above the optimum %g", sel, objs[2]-fStar, fStar)
+		}
+	}
+	for _, p := range []Params{{Lambda: lam, Thresh: -1}, {Lambda: lam, Thresh: math.NaN()},
+		{Lambda: lam, Thresh: 1e-7, Eps: 1e-3}, {Lambda: lam, Thresh: 1e-7, GapTol: 1e-3}} {
+		p.Problem = Lasso
+		if _, _, err := Train(context.Background(), d, p); err == nil || !strings.Contains(err.Error(), "thresh") {
+			t.Errorf("thresh %g, eps %g, gap %g: error %v", p.Thresh, p.Eps, p.GapTol, err)
+		}
+	}
+}

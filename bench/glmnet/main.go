@@ -353,7 +353,7 @@ func runSet(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, av
 			}
 		}
 	}
-	var matched []*result
+	var extras []*result
 	// The reference: acfcd at a tiny tolerance, at the λ of each cell.
 	for ci, c := range o.Cells {
 		o.logf("%s: reference solve, %s", name, c.Name)
@@ -410,31 +410,13 @@ func runSet(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, av
 		for _, r := range rs {
 			excess(r)
 		}
-		if !o.Matched {
-			continue
-		}
-		// acfcd stopped by a duality gap at most glmnet's distance to F*
-		// at each level: at least as close to the optimum as glmnet, in
-		// the table's measure.
-		for li, l := range o.Levels {
-			g := res[key{ci, li, 1}]
-			if g.Status != "ok" || len(g.lams) == 0 || math.IsNaN(g.Excess) {
-				continue
-			}
-			// The table's excess is the largest relative one over a
-			// path's λ: a gap of at most glmnet's times the smallest F*
-			// keeps acfcd's at or below it at every λ.
-			rel, fmin := o.MatchFloor, math.Inf(1)
-			for k, lam := range g.lams {
-				j := matchLambda(refLams, lam)
-				rel = max(rel, (g.objs[k]-ref[j])/ref[j])
-				fmin = min(fmin, ref[j])
-			}
-			tol := rel * fmin
-			r := &result{Set: name, Cell: c.Name, Level: "glmnet's " + l.Name, Tool: "acfcd", Excess: math.NaN(), NNZ: -1}
+		// extra times acfcd at level "level" (rounds of run, the first one's
+		// points kept) beside a copy of glmnet's row g.
+		extra := func(g *result, level, what string, run func() (float64, []point, string)) {
+			r := &result{Set: name, Cell: c.Name, Level: level, Tool: "acfcd", Excess: math.NaN(), NNZ: -1}
 			for round := 0; round < o.Rounds; round++ {
-				secs, pts, status := runACFCD(ctx, o, d, base, c, lamsOf[ci], 0, tol)
-				o.logf("%s: round %d, %s, gap at most glmnet's %s excess (%.3g), acfcd: %.3g s, %s", name, round+1, c.Name, l.Name, tol, secs, status)
+				secs, pts, status := run()
+				o.logf("%s: round %d, %s, %s, acfcd: %.3g s, %s", name, round+1, c.Name, what, secs, status)
 				r.Seconds = append(r.Seconds, secs)
 				r.Status = status
 				if status != "ok" && status != "not converged" {
@@ -451,9 +433,39 @@ func runSet(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, av
 			}
 			excess(r)
 			gc := *g
-			sk := &result{Set: name, Cell: c.Name, Level: r.Level, Tool: "sklearn", Excess: math.NaN(), NNZ: -1, Status: "skipped: absent"}
-			gc.Level = r.Level
-			matched = append(matched, r, &gc, sk)
+			gc.Level = level
+			sk := &result{Set: name, Cell: c.Name, Level: level, Tool: "sklearn", Excess: math.NaN(), NNZ: -1, Status: "skipped: absent"}
+			extras = append(extras, r, &gc, sk)
+		}
+		for li, l := range o.Levels {
+			g := res[key{ci, li, 1}]
+			if g.Status != "ok" || len(g.lams) == 0 {
+				continue
+			}
+			// acfcd under glmnet's own stopping rule at the level's thresh.
+			if o.SameRule {
+				extra(g, "glmnet's rule, "+l.Name, fmt.Sprintf("glmnet's rule at thresh %g", l.GlmnetThresh), func() (float64, []point, string) {
+					return runACFCD(ctx, o, d, base, c, lamsOf[ci], 0, 0, l.GlmnetThresh)
+				})
+			}
+			if !o.Matched || math.IsNaN(g.Excess) {
+				continue
+			}
+			// acfcd stopped by a duality gap at most glmnet's distance to
+			// F*: at least as close to the optimum as glmnet, in the
+			// table's measure. The table's excess is the largest relative
+			// one over a path's λ: a gap of at most glmnet's times the
+			// smallest F* keeps acfcd's at or below it at every λ.
+			rel, fmin := o.MatchFloor, math.Inf(1)
+			for k, lam := range g.lams {
+				j := matchLambda(refLams, lam)
+				rel = max(rel, (g.objs[k]-ref[j])/ref[j])
+				fmin = min(fmin, ref[j])
+			}
+			tol := rel * fmin
+			extra(g, "glmnet's "+l.Name, fmt.Sprintf("gap at most glmnet's %s excess (%.3g)", l.Name, tol), func() (float64, []point, string) {
+				return runACFCD(ctx, o, d, base, c, lamsOf[ci], 0, tol, 0)
+			})
 		}
 	}
 	var out []*result
@@ -464,7 +476,7 @@ func runSet(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, av
 			}
 		}
 	}
-	out = append(out, matched...)
+	out = append(out, extras...)
 	for k := range refCut {
 		info += "\n" + k
 	}
@@ -530,7 +542,7 @@ func runTool(ctx context.Context, o *options, ws *benchkit.Workspace, srv map[st
 		if l.ACFCDRel > 0 {
 			eps = l.ACFCDRel * lams[len(lams)-1]
 		}
-		return runACFCD(ctx, o, d, base, c, lams, eps, 0)
+		return runACFCD(ctx, o, d, base, c, lams, eps, 0, 0)
 	case "glmnet", "sklearn":
 		s := srv[tool]
 		outFile := ws.Path(scratch(tool + "-coef.bin"))
@@ -594,10 +606,11 @@ func writeLambdas(path string, lams []float64, rows float64) error {
 }
 
 // runACFCD fits one cell with acfcd: KKT tolerance eps, or absolute
-// duality gap gapTol, or (both 0) its default rule.
-func runACFCD(ctx context.Context, o *options, d *acfcd.Dataset, base acfcd.Params, c cell, lams []float64, eps, gapTol float64) (float64, []point, string) {
+// duality gap gapTol, or glmnet's rule at thresh, or (all 0) its default
+// rule.
+func runACFCD(ctx context.Context, o *options, d *acfcd.Dataset, base acfcd.Params, c cell, lams []float64, eps, gapTol, thresh float64) (float64, []point, string) {
 	p := base
-	p.Eps, p.GapTol = eps, gapTol
+	p.Eps, p.GapTol, p.Thresh = eps, gapTol, thresh
 	cctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	var pts []acfcd.PathPoint

@@ -80,6 +80,7 @@ type options struct {
 	KeepCSC          bool    // acfcd's column view built once per set, untimed
 	Matched          bool    // also acfcd stopped at glmnet's distance to F*
 	MatchFloor       float64 // that distance at least MatchFloor·F*
+	SameRule         bool    // also acfcd stopped by glmnet's rule at each level's thresh
 	Quiet            bool
 }
 
@@ -114,6 +115,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.BoolVar(&o.KeepCSC, "keep-csc", true, "build acfcd's column view once per set, untimed (as the other tools get their column-major matrix); false: each fit builds it")
 	fs.BoolVar(&o.Matched, "matched", true, "also run acfcd stopped at a duality gap no larger than glmnet's largest (F − F*)/F* times the smallest F* (at least glmnet's accuracy in the table's excess, certified)")
 	fs.Float64Var(&o.MatchFloor, "match-floor", 1e-10, "-matched: glmnet's (F − F*)/F* taken as at least match-floor")
+	fs.BoolVar(&o.SameRule, "same-rule", true, "also run acfcd stopped by glmnet's own rule (Params.Thresh) at each level's glmnet thresh: the two tools under one stopping rule, each objective's excess reported")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "a tiny generated set, one round, two cells, 3 folds: checks that every tool runs")
 	fs.BoolVar(&o.Quiet, "q", false, "no progress lines on stderr")
 	if err := fs.Parse(args); err != nil {

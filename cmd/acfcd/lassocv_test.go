@@ -97,3 +97,50 @@ func TestLassoUsageStop(t *testing.T) {
 		t.Errorf("acfcd help train does not say %q", want)
 	}
 }
+
+// TestLassoThreshFlag: --thresh trains with glmnet's stopping rule, the
+// model file is the library's with Params.Thresh, and the summary line
+// reports the duality gap that point has.
+func TestLassoThreshFlag(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(9, 1))
+	var b strings.Builder
+	for range 60 {
+		y := 0.0
+		var row strings.Builder
+		for j := range 40 {
+			if r.Float64() < 0.3 {
+				v := r.NormFloat64()
+				if j < 5 {
+					y += float64(j+1) * v
+				}
+				fmt.Fprintf(&row, " %d:%g", j+1, v)
+			}
+		}
+		fmt.Fprintf(&b, "%g%s\n", y+0.3*r.NormFloat64(), row.String())
+	}
+	data := writeText(t, dir, "reg.svm", b.String())
+	d, err := acfcd.Load(data, acfcd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, res, err := acfcd.Train(t.Context(), d, acfcd.Params{Problem: acfcd.Lasso, Lambda: 2, Intercept: true, Thresh: 1e-5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mb bytes.Buffer
+	if _, err := m.WriteTo(&mb); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m")
+	out, _, err := runCmd(t, "train", "-s", "lasso", "--lambda", "2", "--intercept", "--thresh", "1e-5", data, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(model); err != nil || !bytes.Equal(got, mb.Bytes()) {
+		t.Errorf("--thresh 1e-5: the model file is not the library's (%v)", err)
+	}
+	if want := fmt.Sprintf("duality gap = %g,", res.Gap); !strings.Contains(out, want) {
+		t.Errorf("--thresh 1e-5 printed %q, want %q in it", out, want)
+	}
+}

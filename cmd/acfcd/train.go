@@ -90,6 +90,7 @@ type trainFlags struct {
 	lambda      float64
 	intercept   bool
 	gap         float64
+	thresh      float64
 	lambdaPath  int
 	lambdaRatio float64
 	alpha       float64
@@ -105,7 +106,7 @@ type trainFlags struct {
 func (t *trainFlags) params(weights map[float64]float64, sel acfcd.Selection) acfcd.Params {
 	p := acfcd.Params{Problem: t.solver, C: t.c, Eps: t.eps, Bias: t.bias, Weights: weights,
 		Select: sel, Seed: t.seed, MaxEpochs: t.maxEpochs, Lambda: t.lambda, Intercept: t.intercept,
-		GapTol: t.gap, NoFallback: t.fallback == "none", Nu: t.nu, UnregularizedBias: t.noRegBias,
+		GapTol: t.gap, Thresh: t.thresh, NoFallback: t.fallback == "none", Nu: t.nu, UnregularizedBias: t.noRegBias,
 		Alpha: t.alpha, Standardize: t.standardize}
 	p.P = t.p
 	if t.set["p"] && t.p == 0 {
@@ -252,6 +253,7 @@ func newTrainFlags(stdout io.Writer) (*flagSet, *trainFlags, *string) {
 	fs.Float64Var(&t.lambda, "lambda", 0, "lasso: the L1 penalty λ of ½‖Xw − y‖² + λ‖w‖₁ (scikit-learn's alpha = λ/rows)")
 	fs.BoolVar(&t.intercept, "intercept", false, "lasso: fit an unpenalised intercept")
 	fs.Float64Var(&t.gap, "gap", 0, "lasso: stop when the duality gap is below this instead of the KKT tolerance -e")
+	fs.Float64Var(&t.thresh, "thresh", 0, "lasso: stop by glmnet's rule with its thresh instead (a cycle over the working set moving no\n\tweight by more than thresh times the null deviance in ‖x_j‖²·δ², then its KKT check); the duality\n\tgap reached is still reported")
 	fs.IntVar(&t.lambdaPath, "lambda-path", 0, "lasso: fit this many λ from λ_max down (geometric, warm starts, glmnet's early stop when the\nexplained deviance saturates); saves the last model. With -v K: the path cross-validated (default 100)")
 	fs.Float64Var(&t.lambdaRatio, "lambda-ratio", 0, "lasso: smallest λ of the path as a fraction of λ_max (default glmnet's: 1e-4 with more rows\nthan features, else 1e-2)")
 	fs.Float64Var(&t.alpha, "alpha", 1, "lasso: glmnet's elastic-net mixing α in (0, 1]: ½‖Xw − y‖² + λ(α‖w‖₁ + ½(1 − α)‖w‖²)")
@@ -326,6 +328,12 @@ func (t *trainFlags) check() error {
 		if !(t.gap >= 0) || math.IsInf(t.gap, 0) {
 			return usagef("--gap %g: must be a number >= 0", t.gap)
 		}
+		if !(t.thresh >= 0) || math.IsInf(t.thresh, 0) {
+			return usagef("--thresh %g: must be a number >= 0", t.thresh)
+		}
+		if t.thresh > 0 && (t.gap > 0 || t.set["e"]) {
+			return usagef("--thresh (glmnet's stopping rule) excludes -e and --gap")
+		}
 		if t.folds > 0 && t.set["lambda"] && t.lambdaPath > 0 {
 			return usagef("-v with --lambda cross-validates that one λ; without --lambda, the --lambda-path: give one of them")
 		}
@@ -338,9 +346,9 @@ func (t *trainFlags) check() error {
 		if t.set["lambda-ratio"] && t.lambdaPath == 0 && !t.pathCV() {
 			return usagef("--lambda-ratio is for a path: --lambda-path N or -v K without --lambda")
 		}
-	} else if t.lambda != 0 || t.intercept || t.gap != 0 || t.lambdaPath != 0 || t.set["alpha"] || t.standardize ||
+	} else if t.lambda != 0 || t.intercept || t.gap != 0 || t.thresh != 0 || t.lambdaPath != 0 || t.set["alpha"] || t.standardize ||
 		t.set["lambda-choice"] || t.set["lambda-ratio"] {
-		return usagef("--lambda, --intercept, --gap, --alpha, --standardize, --lambda-path, --lambda-ratio and --lambda-choice are for -s lasso")
+		return usagef("--lambda, --intercept, --gap, --thresh, --alpha, --standardize, --lambda-path, --lambda-ratio and --lambda-choice are for -s lasso")
 	}
 	return nil
 }
@@ -448,7 +456,7 @@ options (liblinear-train's):
 		|f'(alpha)|_1 <= eps |f'(alpha0)|,
 		where f is the dual function (default 0.1)
 	-s lasso
-		with -e: largest KKT violation <= eps; without -e (or --gap): duality gap <= 1e-4*F(w)
+		with -e: largest KKT violation <= eps; without -e (or --gap, --thresh): duality gap <= 1e-4*F(w)
 -B bias : if bias >= 0, instance x becomes [x; bias]; if < 0, no bias term added (default -1)
 -R : not regularize the bias; must with -B 1 to have the bias (for -s 0, 2, 5, 6, 11)
 -wi weight : weights adjust the parameter C of different classes: C of class i is weight*C

@@ -37,6 +37,7 @@ var goFields = map[string]string{
 	"Params.Lambda":            "--lambda",
 	"Params.Intercept":         "--intercept",
 	"Params.GapTol":            "--gap",
+	"Params.Thresh":            "--thresh",
 	"Params.NoFallback":        "--fallback none",
 }
 

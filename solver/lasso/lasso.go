@@ -53,7 +53,9 @@
 // augmented data [X; √(λ(1−α))·I], [y; 0] (the elastic net is that
 // LASSO): D(θ) = s·rᵀy_c − ½s²(‖r‖² + λ(1−α)‖w‖²) at the scaled residual
 // θ = s·(r, −√(λ(1−α))w), s the maximiser of D over the feasible
-// s ≤ λα/max_j |g_j| (1 at the optimum); F(w) − F* ≤ gap. (Dual
+// s ≤ λα/max_j |g_j| (1 at the optimum); F(w) − F* ≤ gap. SetThresh
+// replaces the rule by glmnet's (its thresh, for like-for-like runs): no
+// certificate, the gap is only measured. (Dual
 // extrapolation from the last residuals, celer's, gave no smaller gaps
 // under ACF: docs/tuning.md.)
 package lasso
@@ -62,6 +64,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/acfcd/acfcd/internal/compsum"
@@ -215,6 +218,11 @@ type Problem struct {
 	useEps   bool    // the KKT tolerance stops the run
 	gapTol   float64 // > 0: the absolute duality gap that stops the run
 	gapRel   float64 // > 0: the relative one
+	byThr    bool    // glmnet's rule stops the run (SetThresh)
+	thr      float64 // its threshold: thresh·‖y_c‖² on q_j·δ²
+	maxMove  float64 // the largest q_j·δ² since it was last read
+	cycled   bool    // the last working-set pass was a cycle below thr
+	outside  int     // features outside W that the last full pass found violating
 	tune     *solver.Tuning
 	w        []float64 // per feature (scaled units)
 	rs       []float64 // residual r = rs + off (centred problem)
@@ -305,6 +313,7 @@ func (s *Problem) SetLambda(lam, eps, gapTol float64) float64 {
 	}
 	s.useEps = eps > 0
 	s.gapRel = 0
+	s.byThr, s.thr, s.cycled = false, 0, false
 	s.fresh = false // ‖w‖² is computed only for the elastic net's λ > 0
 	if eps == 0 && gapTol == 0 {
 		s.gapRel = DefaultGapRel
@@ -324,6 +333,16 @@ func (s *Problem) SetLambda(lam, eps, gapTol float64) float64 {
 // duality gap of at most rel·F(w).
 func (s *Problem) SetGapRel(rel float64) {
 	s.useEps, s.gapTol, s.gapRel = false, 0, rel
+}
+
+// SetThresh replaces the stopping rule of the last SetLambda by glmnet's
+// (its thresh): a cycle over the working set in which no step moved a
+// weight by δ with q_j·δ² above thresh·‖y_c‖² (the null deviance), and
+// then no feature outside it violating its KKT condition. The duality gap
+// is still measured and reported, not used.
+func (s *Problem) SetThresh(thresh float64) {
+	s.useEps, s.gapTol, s.gapRel = false, 0, 0
+	s.byThr, s.thr, s.cycled = true, thresh*s.nullDev, false
 }
 
 // Objective is F(w) from the residual as it is (no recomputation).
@@ -404,6 +423,7 @@ func (s *Problem) move(j int32, c *wsCol, idx []int32, val []float64, rho float6
 	s.n2 += float64(nw*nw) - float64(w*w)
 	s.w[j] = nw
 	s.Snap, s.fresh = false, false
+	s.maxMove = max(s.maxMove, float64(float64(q*d)*d))
 	// Along the coordinate F is ½(q+λ₂)t² − z·t + λα|t| + const.
 	return Gain(qq, z, l1p, w, nw)
 }
@@ -559,13 +579,18 @@ func (s *Problem) fullPass(r *solver.Run) bool {
 	}
 	obj := s.objective(s.rr, s.n1, s.n2)
 	var viol, maxG float64
+	s.outside = 0
 	for _, j := range s.cols {
 		idx, val := s.column(j)
 		rho := s.corr(j, idx, val)
 		s.rho[j] = rho
 		g := rho - float64(s.l2p*s.w[j])
-		viol = max(viol, violation(s.w[j], g, s.l1p))
+		v := violation(s.w[j], g, s.l1p)
+		viol = max(viol, v)
 		maxG = max(maxG, math.Abs(g))
+		if v > 0 && !s.in[j] {
+			s.outside++
+		}
 		if r != nil && s.Ops >= s.checkAt {
 			s.checkAt = s.Ops + s.poll
 			if r.Poll() {
@@ -582,6 +607,9 @@ func (s *Problem) fullPass(r *solver.Run) bool {
 
 // met reports whether the last full pass met the stopping rule.
 func (s *Problem) met() bool {
+	if s.byThr {
+		return s.cycled && s.outside == 0
+	}
 	return (s.useEps && s.PassViol <= s.eps) || s.PassGap <= s.target(s.PassObj)
 }
 
@@ -650,6 +678,7 @@ func (s *Problem) Fit(cfg solver.Config, seed uint64) Fit {
 		run.Obj = s.objective(s.rr, s.n1, s.n2)
 		s.wait, s.skip, s.maxG, s.batches = 0, 0, 0, 0
 		s.nSupp, s.newtonAt = -1, s.Ops
+		s.cycled, s.maxMove = false, 0
 		ok := run.Solve(mix.Seed(seed, uint64(outer)))
 		f.Steps += run.Steps
 		f.Epochs += run.Epochs()
@@ -737,18 +766,69 @@ func (s *Problem) addCands(gap float64) {
 	k := max(s.tune.LassoWSMin, nnz)
 	s.innerTol = 0
 	if len(s.cand) > k {
-		slices.SortFunc(s.cand, func(a, b cand) int {
-			if c := cmp.Compare(b.score, a.score); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.j, b.j)
-		})
+		// The k best, in the order a full sort gives them: at a cold start
+		// far below λ_max every feature is a candidate, and sorting them
+		// all at every growth of W cost a tenth of the fit.
+		topK(s.cand, k)
+		slices.SortFunc(s.cand[:k], candOrder)
 		s.cand = s.cand[:k]
 		s.innerTol = s.tune.LassoInnerRel * gap
 	}
 	for _, c := range s.cand {
 		s.add(c.j)
 	}
+}
+
+// candOrder orders candidates by score, highest first, ties by feature:
+// a total order, so the working set does not depend on the sort.
+func candOrder(a, b cand) int {
+	if c := cmp.Compare(b.score, a.score); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.j, b.j)
+}
+
+// topK moves the k first candidates of candOrder into c[:k], in any
+// order (quickselect with a median-of-three pivot; a full sort when it
+// recurses deeper than 2·log₂ n, so it is never quadratic).
+func topK(c []cand, k int) {
+	lo, hi := 0, len(c) // the k-th position lies in c[lo:hi]
+	depth := 2 * bits.Len(uint(len(c)))
+	for hi-lo > 16 {
+		if depth--; depth < 0 {
+			slices.SortFunc(c[lo:hi], candOrder)
+			return
+		}
+		m := lo + (hi-lo)/2
+		// Median of three to c[hi-1], the pivot.
+		if candOrder(c[m], c[lo]) < 0 {
+			c[m], c[lo] = c[lo], c[m]
+		}
+		if candOrder(c[hi-1], c[lo]) < 0 {
+			c[hi-1], c[lo] = c[lo], c[hi-1]
+		}
+		if candOrder(c[m], c[hi-1]) < 0 {
+			c[m], c[hi-1] = c[hi-1], c[m]
+		}
+		p := c[hi-1]
+		i := lo
+		for j := lo; j < hi-1; j++ {
+			if candOrder(c[j], p) < 0 {
+				c[i], c[j] = c[j], c[i]
+				i++
+			}
+		}
+		c[i], c[hi-1] = c[hi-1], c[i]
+		switch {
+		case i == k || i == k-1:
+			return
+		case i > k:
+			hi = i
+		default:
+			lo = i + 1
+		}
+	}
+	slices.SortFunc(c[lo:hi], candOrder)
 }
 
 func (s *Problem) clearSet() {
@@ -817,6 +897,11 @@ func (u *wsProblem) Due(viol float64) bool {
 	s := (*Problem)(u)
 	maxG := s.maxG
 	s.maxG = 0
+	if s.byThr {
+		m := s.maxMove
+		s.maxMove = 0
+		return m <= s.thr
+	}
 	byEps := s.useEps && s.innerTol == 0 && viol <= s.eps
 	s.byGap = false
 	if !byEps {
@@ -843,6 +928,9 @@ func (s *Problem) wsTarget(obj float64) float64 {
 // pass then steps on the coordinates above eps (solver.Problem).
 func (u *wsProblem) Pass(r *solver.Run, repair bool) bool {
 	s := (*Problem)(u)
+	if s.byThr {
+		return s.cycle(r, repair)
+	}
 	ok := s.measureSet(r)
 	if ok || !repair {
 		return ok
@@ -865,6 +953,48 @@ func (u *wsProblem) Pass(r *solver.Run, repair bool) bool {
 				return false
 			}
 		}
+	}
+	return false
+}
+
+// cycle is Pass under glmnet's rule: an ACF batch moved no weight by more
+// than the threshold, but it may have skipped coordinates of low
+// preference, so one cycle over the whole working set in its order
+// decides, as glmnet's own cycles do (without repair it only reports
+// that it cannot tell).
+func (s *Problem) cycle(r *solver.Run, repair bool) bool {
+	if !repair {
+		return false
+	}
+	s.maxMove = 0
+	for k, j := range s.ws {
+		_, _, gain := s.stepCol(j, &s.wsc[k])
+		r.Repaired(int32(k), gain)
+		if s.Ops >= s.checkAt {
+			s.checkAt = s.Ops + s.poll
+			if r.Poll() {
+				return false
+			}
+		}
+	}
+	s.cycled = s.maxMove <= s.thr
+	s.maxMove = 0
+	if s.cycled {
+		return true
+	}
+	if it := s.newtonDue(); it > 0 {
+		if cap(s.gws) < len(s.ws) {
+			s.gws = make([]float64, len(s.ws))
+		}
+		s.gws = s.gws[:len(s.ws)]
+		for k, j := range s.ws {
+			if s.w[j] != 0 {
+				rho, _, _ := s.rhoCol(&s.wsc[k])
+				s.gws[k] = rho - float64(s.l2p*s.w[j])
+			}
+		}
+		s.newton(s.gws, it)
+		s.maxMove = 0
 	}
 	return false
 }

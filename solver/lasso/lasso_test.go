@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	dataio "github.com/acfcd/acfcd/io"
@@ -452,5 +453,33 @@ func TestLassoNewtonNearInterpolation(t *testing.T) {
 	}
 	if worst > 1e-6*lam {
 		t.Errorf("largest KKT violation %g, λ = %g", worst, lam)
+	}
+}
+
+// topK leaves the k first candidates of a full sort in c[:k], on scores
+// with many ties (broken by feature) and on sorted and reversed input.
+func TestTopK(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for trial := range 200 {
+		n := 1 + r.IntN(3000)
+		c := make([]cand, n)
+		for i := range c {
+			c[i] = cand{j: int32(r.IntN(4 * n)), score: float64(r.IntN(1 + n/(1+trial%7)))}
+		}
+		switch trial % 3 {
+		case 1:
+			slices.SortFunc(c, candOrder)
+		case 2:
+			slices.SortFunc(c, func(a, b cand) int { return candOrder(b, a) })
+		}
+		want := slices.Clone(c)
+		slices.SortFunc(want, candOrder)
+		k := 1 + r.IntN(n)
+		topK(c, k)
+		got := slices.Clone(c[:k])
+		slices.SortFunc(got, candOrder)
+		if !slices.Equal(got, want[:k]) {
+			t.Fatalf("n %d, k %d: the k best differ from a full sort's", n, k)
+		}
 	}
 }
