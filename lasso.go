@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/acfcd/acfcd/internal/fault"
 	"github.com/acfcd/acfcd/internal/fmath"
 	"github.com/acfcd/acfcd/internal/mix"
+	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/kernel"
 	solver "github.com/acfcd/acfcd/solver"
 	"github.com/acfcd/acfcd/solver/lasso"
@@ -63,12 +65,13 @@ func lassoProblem(d *Dataset, p *Params) (*lasso.Problem, error) {
 // SolverType "LASSO", no labels, NrW 1 and predicts w·x (+ b): without an
 // intercept Bias is −1; with one, Bias is 1 and the intercept b is the
 // bias weight W[NumFeature]. C, Bias and Weights are not used.
-func trainLasso(ctx context.Context, d *Dataset, p Params) (*Model, *Result, error) {
+func trainLasso(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*Model, *Result, error) {
 	start := time.Now()
 	prob, err := lassoProblem(d, &p)
 	if err != nil {
 		return nil, nil, err
 	}
+	prob.SetPool(pool)
 	steps, epochs, ops := continueLasso(ctx, prob, p)
 	m, res := fitLasso(ctx, prob, p, p.Lambda, p.Seed)
 	res.Iterations += steps
@@ -273,6 +276,7 @@ func TrainPath(ctx context.Context, d *Dataset, p Params, n int, ratio float64) 
 	if err != nil {
 		return nil, err
 	}
+	prob.SetPool(procs.NewPool(runtime.GOMAXPROCS(0) - 1))
 	return lassoPath(ctx, prob, p, lambdaSeq(prob.LambdaMax(), n, ratio), true)
 }
 
@@ -294,6 +298,12 @@ func TrainPathLambdas(ctx context.Context, d *Dataset, p Params, lambdas []float
 	}
 	defer fault.Guard()()
 	defer fault.Recover(source(d), &err)
+	return trainPathLambdas(ctx, d, p, lambdas, procs.NewPool(runtime.GOMAXPROCS(0)-1))
+}
+
+// trainPathLambdas is TrainPathLambdas taking the passes' helpers from
+// pool (cross-validation shares one among its folds).
+func trainPathLambdas(ctx context.Context, d *Dataset, p Params, lambdas []float64, pool *procs.Pool) ([]PathPoint, error) {
 	if len(lambdas) == 0 {
 		return nil, errors.New("LASSO path: no λ given")
 	}
@@ -309,6 +319,7 @@ func TrainPathLambdas(ctx context.Context, d *Dataset, p Params, lambdas []float
 	if err != nil {
 		return nil, err
 	}
+	prob.SetPool(pool)
 	return lassoPath(ctx, prob, p, lambdas, false)
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acfcd/acfcd/internal/compsum"
 	"github.com/acfcd/acfcd/internal/fault"
+	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/kernel"
 )
 
@@ -124,6 +125,7 @@ func CrossValidatePath(ctx context.Context, d *Dataset, p Params, o CVPathOption
 	sse := make([][]float64, folds)
 	errs := make([]error, folds)
 	conc := lassoCVConcurrency(d, folds, runtime.GOMAXPROCS(0))
+	spare := procs.NewPool(runtime.GOMAXPROCS(0) - conc) // the folds' passes share what the folds leave
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range conc {
@@ -139,7 +141,7 @@ func CrossValidatePath(ctx context.Context, d *Dataset, p Params, o CVPathOption
 					errs[f] = ctx.Err()
 					continue
 				}
-				sse[f], errs[f] = cvFoldSSE(ctx, d, p, ids, f+1, members[f], lams)
+				sse[f], errs[f] = cvFoldSSE(ctx, d, p, ids, f+1, members[f], lams, spare)
 			}
 		}()
 	}
@@ -210,7 +212,7 @@ func cvFolds(rows int, seed uint64, o CVPathOptions) ([]int, int, error) {
 
 // cvFoldSSE fits the path on the rows outside fold f and returns the sum
 // of squared errors of fold f's rows (held, in row order) at each λ.
-func cvFoldSSE(ctx context.Context, d *Dataset, p Params, ids []int, f int, held []int, lams []float64) ([]float64, error) {
+func cvFoldSSE(ctx context.Context, d *Dataset, p Params, ids []int, f int, held []int, lams []float64, pool *procs.Pool) ([]float64, error) {
 	train := make([]int, 0, d.Rows-len(held))
 	for i, g := range ids {
 		if g != f {
@@ -224,7 +226,7 @@ func cvFoldSSE(ctx context.Context, d *Dataset, p Params, ids []int, f int, held
 	for j, lam := range lams {
 		flams[j] = lam * scale
 	}
-	pts, err := TrainPathLambdas(ctx, d.Subset(train), p, flams)
+	pts, err := trainPathLambdas(ctx, d.Subset(train), p, flams, pool)
 	if err != nil {
 		return nil, err
 	}

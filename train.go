@@ -45,7 +45,7 @@ func trainWith(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (m *
 	}
 	switch p.Problem {
 	case Lasso:
-		m, res, err = trainLasso(ctx, d, p)
+		m, res, err = trainLasso(ctx, d, p, pool)
 	case WestonWatkins:
 		m, res, err = trainWW(ctx, d, p, pool)
 	case CrammerSinger:

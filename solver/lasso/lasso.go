@@ -66,9 +66,11 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"github.com/acfcd/acfcd/internal/compsum"
 	"github.com/acfcd/acfcd/internal/mix"
+	"github.com/acfcd/acfcd/internal/procs"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/kernel"
 	"github.com/acfcd/acfcd/model"
@@ -234,7 +236,10 @@ type Problem struct {
 	// Ops counts the non-zeros read or written by Dot and Axpy, the
 	// passes and residual recomputations included.
 	Ops     int64
-	checkAt int64 // Ops at which a pass polls for cancellation next
+	pool    *procs.Pool    // helpers for the passes' dot products (nil: none)
+	nz      []int32        // resetResidual's non-zero weights
+	chunks  []solver.Chunk // their chunks' results
+	checkAt int64          // Ops at which a pass polls for cancellation next
 	poll    int64
 
 	// The last full pass: its largest violation, the objective and the
@@ -298,6 +303,53 @@ func New(pr *Data, alpha float64, t *solver.Tuning) *Problem {
 
 // LambdaMax is λ_max at the problem's α.
 func (s *Problem) LambdaMax() float64 { return s.Data.LambdaMax(s.alpha) }
+
+// SetPool lets the full passes and the working set's passes compute their
+// dot products on the spare processors of pool (solver.RowPass): each ρ_j
+// is the same dot product whoever computes it, and the passes combine
+// them in feature order, so the results are the same bits with or without
+// helpers.
+func (s *Problem) SetPool(pool *procs.Pool) { s.pool = pool }
+
+// dots calls body(k) for k in [0, n), n coordinates of nnz non-zeros, on
+// the pool's spare processors when the pass is worth it (otherwise it
+// returns false at once and the caller runs its own loop). body must only
+// write its own k's results and return the non-zeros it read; dots adds
+// them to Ops. cancelled reports that r's Done was closed during the pass
+// (the results are then incomplete).
+func (s *Problem) dots(r *solver.Run, n int, nnz int64, body func(k int) int64) (parallel, cancelled bool) {
+	t := s.tune
+	if s.pool == nil || n <= t.KKTChunkRows || nnz < t.KKTParallelNNZ {
+		return false, false
+	}
+	var done <-chan struct{}
+	if r != nil {
+		done = r.Done()
+	}
+	var stopped atomic.Bool
+	scan := func(bool) func(lo, hi int) solver.Chunk {
+		return func(lo, hi int) solver.Chunk {
+			select {
+			case <-done:
+				stopped.Store(true)
+				return solver.Chunk{Stop: lo}
+			default:
+			}
+			var ops int64
+			for k := lo; k < hi; k++ {
+				ops += body(k)
+			}
+			return solver.Chunk{Ops: ops, Stop: -1}
+		}
+	}
+	_, _, ops, _ := solver.RowPass(t, s.pool, &s.chunks, n, nnz, scan, func(int, *float64, *float64) {})
+	s.Ops += ops
+	if stopped.Load() {
+		r.Poll() // marks the run cancelled
+		return true, true
+	}
+	return true, false
+}
 
 // SetLambda moves the problem to λ = lam with the stopping rule: the KKT
 // tolerance eps if eps > 0, the absolute duality gap gapTol if
@@ -373,11 +425,16 @@ func (s *Problem) column(j int32) ([]int32, []float64) {
 // corr returns ρ_j = x̃_jᵀr (the smooth part's −∇_j without the ridge
 // term), using 1ᵀr = 0 with an intercept.
 func (s *Problem) corr(j int32, idx []int32, val []float64) float64 {
+	s.Ops += int64(len(idx))
+	return s.corrOf(j, idx, val)
+}
+
+// corrOf is corr without counting (for the passes' helpers).
+func (s *Problem) corrOf(j int32, idx []int32, val []float64) float64 {
 	r := kernel.Dot(idx, val, s.rs)
 	if s.intercept {
 		r += float64(s.off * s.cs[j])
 	}
-	s.Ops += int64(len(idx))
 	return s.sc[j] * r
 }
 
@@ -482,12 +539,18 @@ func (s *Problem) colOf(j int32) wsCol {
 // rhoCol returns ρ_j = x̃_jᵀr for the working-set feature whose
 // statistics are c, and its column.
 func (s *Problem) rhoCol(c *wsCol) (rho float64, idx []int32, val []float64) {
+	rho, idx, val = s.rhoOf(c)
+	s.Ops += int64(len(idx))
+	return rho, idx, val
+}
+
+// rhoOf is rhoCol without counting (for the passes' helpers).
+func (s *Problem) rhoOf(c *wsCol) (rho float64, idx []int32, val []float64) {
 	idx, val = s.csc.RowIndex[c.a:c.b:c.b], s.csc.Value[c.a:c.b:c.b]
 	r := kernel.Dot(idx, val, s.rs)
 	if s.intercept {
 		r += float64(s.off * c.cs)
 	}
-	s.Ops += int64(len(idx))
 	return float64(c.sc * r), idx, val // rounded first: no fused multiply-add after
 }
 
@@ -550,22 +613,63 @@ func (s *Problem) target(obj float64) float64 {
 // from scratch, removing the rounding drift of the incremental updates.
 func (s *Problem) resetResidual() {
 	copy(s.rs, s.yc)
-	var off compsum.Sum
+	var off, n1, n2 compsum.Sum
+	nz := s.nz[:0]
+	var nnz int64
 	for _, j := range s.cols {
 		if w := s.w[j]; w != 0 {
-			idx, val := s.column(j)
-			wk := float64(w * s.sc[j])
-			kernel.Axpy(-wk, idx, val, s.rs)
-			s.Ops += int64(len(idx))
+			nz = append(nz, j)
+			nnz += s.csc.ColPtr[j+1] - s.csc.ColPtr[j]
 			if s.intercept {
-				off.Add(wk * s.mu[j])
+				off.Add(float64(w*s.sc[j]) * s.mu[j])
 			}
+			// Sums of non-negative terms skip the zeros: adding +0 leaves
+			// them as they are, so these are l1's and l2's bits.
+			n1.Add(math.Abs(w))
+			n2.Add(w * w)
 		}
+	}
+	s.nz = nz
+	s.Ops += nnz
+	// r_i gets the columns' terms in their order whichever goroutine
+	// updates row i: the same bits with helpers as without.
+	blocks := 1
+	t := s.tune
+	if s.pool != nil && nnz >= t.KKTParallelNNZ && s.rows >= 2*t.KKTChunkRows {
+		blocks += s.pool.Take(min(s.rows/t.KKTChunkRows, 8) - 1)
+	}
+	axpyRows := func(a, b int32) {
+		for _, j := range nz {
+			idx, val := s.column(j)
+			lo, hi := 0, len(idx)
+			if a > 0 || int(b) < s.rows {
+				lo, _ = slices.BinarySearch(idx, a)
+				hi, _ = slices.BinarySearch(idx, b)
+			}
+			kernel.Axpy(-float64(s.w[j]*s.sc[j]), idx[lo:hi], val[lo:hi], s.rs)
+		}
+	}
+	if blocks == 1 {
+		axpyRows(0, int32(s.rows))
+	} else {
+		var next atomic.Int64
+		s.pool.Run(blocks-1, func(bool) {
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= blocks {
+					return
+				}
+				axpyRows(int32(s.rows*b/blocks), int32(s.rows*(b+1)/blocks))
+			}
+		}, func() { next.Store(int64(blocks)) })
 	}
 	s.off = off.Value()
 	s.rr = dot2(s.rs, s.off)
 	s.ry = dotOff(s.rs, s.off, s.yc)
-	s.n1, s.n2 = s.l1(), s.l2()
+	s.n1, s.n2 = n1.Value(), 0
+	if s.l2p != 0 {
+		s.n2 = n2.Value()
+	}
 	s.fresh = true
 }
 
@@ -580,6 +684,29 @@ func (s *Problem) fullPass(r *solver.Run) bool {
 	obj := s.objective(s.rr, s.n1, s.n2)
 	var viol, maxG float64
 	s.outside = 0
+	if par, stop := s.dots(r, len(s.cols), s.nnz, func(k int) int64 {
+		j := s.cols[k]
+		idx, val := s.column(j)
+		s.rho[j] = s.corrOf(j, idx, val)
+		return int64(len(idx))
+	}); stop {
+		s.Snap = false
+		return true
+	} else if par {
+		for _, j := range s.cols {
+			g := s.rho[j] - float64(s.l2p*s.w[j])
+			v := violation(s.w[j], g, s.l1p)
+			viol = max(viol, v)
+			maxG = max(maxG, math.Abs(g))
+			if v > 0 && !s.in[j] {
+				s.outside++
+			}
+		}
+		s.PassViol, s.PassObj = viol, obj
+		s.PassGap = s.gap(obj, s.rr, s.ry, s.n2, maxG)
+		s.Snap, s.lamSnap = true, s.lam
+		return false
+	}
 	for _, j := range s.cols {
 		idx, val := s.column(j)
 		rho := s.corr(j, idx, val)
@@ -1013,10 +1140,20 @@ func (s *Problem) measureSet(r *solver.Run) bool {
 		s.gws = make([]float64, len(s.ws))
 	}
 	s.gws = s.gws[:len(s.ws)]
+	par, _ := s.dots(nil, len(s.ws), s.wsWork/2, func(k int) int64 {
+		rho, idx, _ := s.rhoOf(&s.wsc[k])
+		s.gws[k] = rho - float64(s.l2p*s.w[s.ws[k]])
+		return int64(len(idx))
+	})
 	for k, j := range s.ws {
-		rho, _, _ := s.rhoCol(&s.wsc[k])
-		g := rho - float64(s.l2p*s.w[j])
-		s.gws[k] = g
+		var g float64
+		if par {
+			g = s.gws[k]
+		} else {
+			rho, _, _ := s.rhoCol(&s.wsc[k])
+			g = rho - float64(s.l2p*s.w[j])
+			s.gws[k] = g
+		}
 		v := violation(s.w[j], g, s.l1p)
 		viol = max(viol, v)
 		maxG = max(maxG, math.Abs(g))

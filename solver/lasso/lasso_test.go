@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/procs"
 	dataio "github.com/acfcd/acfcd/io"
 	solver "github.com/acfcd/acfcd/solver"
 )
@@ -481,5 +482,47 @@ func TestTopK(t *testing.T) {
 		if !slices.Equal(got, want[:k]) {
 			t.Fatalf("n %d, k %d: the k best differ from a full sort's", n, k)
 		}
+	}
+}
+
+// The passes' dot products on helpers (SetPool) give the same fit bit for
+// bit, with the same operation count, as on the calling goroutine alone;
+// a pass whose Done is closed reports the cancellation.
+func TestLassoParallelPasses(t *testing.T) {
+	d := regression(41, 60, 900, 25, 0.1, 0.3, 1, 0.2)
+	pr, err := NewData(d, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lam := 0.01 * pr.LambdaMax(1)
+	tune := solver.DefaultTuning()
+	tune.KKTChunkRows, tune.KKTParallelNNZ = 16, 1 // every pass in chunks
+	fit := func(pool *procs.Pool, thresh float64) *Problem {
+		s := New(pr, 0.9, &tune)
+		s.SetPool(pool)
+		s.SetLambda(lam, 0, 0)
+		if thresh > 0 {
+			s.SetThresh(thresh)
+		}
+		f := s.Fit(solver.Config{Selection: solver.ACF, MaxEpochs: 1 << 20, Tuning: &tune}, 3)
+		if !f.Converged {
+			t.Fatalf("pool %v, thresh %g: not converged", pool != nil, thresh)
+		}
+		return s
+	}
+	for _, thresh := range []float64{0, 1e-9} {
+		seq, par := fit(nil, thresh), fit(procs.NewPool(3), thresh)
+		if !slices.Equal(seq.w, par.w) || seq.Ops != par.Ops || seq.PassGap != par.PassGap || seq.PassViol != par.PassViol {
+			t.Errorf("thresh %g: helpers changed the fit: ops %d vs %d, gap %g vs %g", thresh, par.Ops, seq.Ops, par.PassGap, seq.PassGap)
+		}
+	}
+	s := New(pr, 1, &tune)
+	s.SetPool(procs.NewPool(3))
+	s.SetLambda(lam, 0, 0)
+	done := make(chan struct{})
+	close(done)
+	r := solver.NewRun((*wsProblem)(s), solver.Config{Selection: solver.ACF, Done: done, Tuning: &tune})
+	if !s.fullPass(r) || s.Snap || !r.Cancelled() {
+		t.Errorf("a pass with Done closed: cancelled %v, snap %v", r.Cancelled(), s.Snap)
 	}
 }
