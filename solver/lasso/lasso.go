@@ -311,16 +311,25 @@ func (s *Problem) LambdaMax() float64 { return s.Data.LambdaMax(s.alpha) }
 // helpers.
 func (s *Problem) SetPool(pool *procs.Pool) { s.pool = pool }
 
-// dots calls body(k) for k in [0, n), n coordinates of nnz non-zeros, on
-// the pool's spare processors when the pass is worth it (otherwise it
-// returns false at once and the caller runs its own loop). body must only
-// write its own k's results and return the non-zeros it read; dots adds
-// them to Ops. cancelled reports that r's Done was closed during the pass
-// (the results are then incomplete).
-func (s *Problem) dots(r *solver.Run, n int, nnz int64, body func(k int) int64) (parallel, cancelled bool) {
+// dots calls body(k) for k in [0, n), n coordinates of nnz non-zeros:
+// on the pool's spare processors when the pass is worth it, else in order
+// on the calling goroutine. body must only write its own k's results and
+// return the non-zeros it read; dots adds them to Ops. With r non-nil it
+// reports whether r was cancelled during the pass (the results are then
+// incomplete).
+func (s *Problem) dots(r *solver.Run, n int, nnz int64, body func(k int) int64) (cancelled bool) {
 	t := s.tune
 	if s.pool == nil || n <= t.KKTChunkRows || nnz < t.KKTParallelNNZ {
-		return false, false
+		for k := range n {
+			s.Ops += body(k)
+			if r != nil && s.Ops >= s.checkAt {
+				s.checkAt = s.Ops + s.poll
+				if r.Poll() {
+					return true
+				}
+			}
+		}
+		return false
 	}
 	var done <-chan struct{}
 	if r != nil {
@@ -346,9 +355,18 @@ func (s *Problem) dots(r *solver.Run, n int, nnz int64, body func(k int) int64) 
 	s.Ops += ops
 	if stopped.Load() {
 		r.Poll() // marks the run cancelled
-		return true, true
+		return true
 	}
-	return true, false
+	return false
+}
+
+// gwsFor sizes gws to the working set.
+func (s *Problem) gwsFor() []float64 {
+	if cap(s.gws) < len(s.ws) {
+		s.gws = make([]float64, len(s.ws))
+	}
+	s.gws = s.gws[:len(s.ws)]
+	return s.gws
 }
 
 // SetLambda moves the problem to λ = lam with the stopping rule: the KKT
@@ -423,14 +441,9 @@ func (s *Problem) column(j int32) ([]int32, []float64) {
 }
 
 // corr returns ρ_j = x̃_jᵀr (the smooth part's −∇_j without the ridge
-// term), using 1ᵀr = 0 with an intercept.
+// term), using 1ᵀr = 0 with an intercept. It does not count Ops (the
+// passes' helpers call it; dots counts).
 func (s *Problem) corr(j int32, idx []int32, val []float64) float64 {
-	s.Ops += int64(len(idx))
-	return s.corrOf(j, idx, val)
-}
-
-// corrOf is corr without counting (for the passes' helpers).
-func (s *Problem) corrOf(j int32, idx []int32, val []float64) float64 {
 	r := kernel.Dot(idx, val, s.rs)
 	if s.intercept {
 		r += float64(s.off * s.cs[j])
@@ -682,48 +695,24 @@ func (s *Problem) fullPass(r *solver.Run) bool {
 		s.resetResidual()
 	}
 	obj := s.objective(s.rr, s.n1, s.n2)
-	var viol, maxG float64
-	s.outside = 0
-	if par, stop := s.dots(r, len(s.cols), s.nnz, func(k int) int64 {
+	if s.dots(r, len(s.cols), s.nnz, func(k int) int64 {
 		j := s.cols[k]
 		idx, val := s.column(j)
-		s.rho[j] = s.corrOf(j, idx, val)
+		s.rho[j] = s.corr(j, idx, val)
 		return int64(len(idx))
-	}); stop {
+	}) {
 		s.Snap = false
 		return true
-	} else if par {
-		for _, j := range s.cols {
-			g := s.rho[j] - float64(s.l2p*s.w[j])
-			v := violation(s.w[j], g, s.l1p)
-			viol = max(viol, v)
-			maxG = max(maxG, math.Abs(g))
-			if v > 0 && !s.in[j] {
-				s.outside++
-			}
-		}
-		s.PassViol, s.PassObj = viol, obj
-		s.PassGap = s.gap(obj, s.rr, s.ry, s.n2, maxG)
-		s.Snap, s.lamSnap = true, s.lam
-		return false
 	}
+	var viol, maxG float64
+	s.outside = 0
 	for _, j := range s.cols {
-		idx, val := s.column(j)
-		rho := s.corr(j, idx, val)
-		s.rho[j] = rho
-		g := rho - float64(s.l2p*s.w[j])
+		g := s.rho[j] - float64(s.l2p*s.w[j])
 		v := violation(s.w[j], g, s.l1p)
 		viol = max(viol, v)
 		maxG = max(maxG, math.Abs(g))
 		if v > 0 && !s.in[j] {
 			s.outside++
-		}
-		if r != nil && s.Ops >= s.checkAt {
-			s.checkAt = s.Ops + s.poll
-			if r.Poll() {
-				s.Snap = false
-				return true
-			}
 		}
 	}
 	s.PassViol, s.PassObj = viol, obj
@@ -1110,17 +1099,14 @@ func (s *Problem) cycle(r *solver.Run, repair bool) bool {
 		return true
 	}
 	if it := s.newtonDue(); it > 0 {
-		if cap(s.gws) < len(s.ws) {
-			s.gws = make([]float64, len(s.ws))
-		}
-		s.gws = s.gws[:len(s.ws)]
+		g := s.gwsFor()
 		for k, j := range s.ws {
 			if s.w[j] != 0 {
 				rho, _, _ := s.rhoCol(&s.wsc[k])
-				s.gws[k] = rho - float64(s.l2p*s.w[j])
+				g[k] = rho - float64(s.l2p*s.w[j])
 			}
 		}
-		s.newton(s.gws, it)
+		s.newton(g, it)
 		s.maxMove = 0
 	}
 	return false
@@ -1136,24 +1122,14 @@ func (s *Problem) measureSet(r *solver.Run) bool {
 	obj := s.objective(s.rr, s.n1, s.n2)
 	var viol, maxG float64
 	s.viols = s.viols[:0]
-	if cap(s.gws) < len(s.ws) {
-		s.gws = make([]float64, len(s.ws))
-	}
-	s.gws = s.gws[:len(s.ws)]
-	par, _ := s.dots(nil, len(s.ws), s.wsWork/2, func(k int) int64 {
+	gws := s.gwsFor()
+	s.dots(nil, len(s.ws), s.wsWork/2, func(k int) int64 {
 		rho, idx, _ := s.rhoOf(&s.wsc[k])
-		s.gws[k] = rho - float64(s.l2p*s.w[s.ws[k]])
+		gws[k] = rho - float64(s.l2p*s.w[s.ws[k]])
 		return int64(len(idx))
 	})
 	for k, j := range s.ws {
-		var g float64
-		if par {
-			g = s.gws[k]
-		} else {
-			rho, _, _ := s.rhoCol(&s.wsc[k])
-			g = rho - float64(s.l2p*s.w[j])
-			s.gws[k] = g
-		}
+		g := gws[k]
 		v := violation(s.w[j], g, s.l1p)
 		viol = max(viol, v)
 		maxG = max(maxG, math.Abs(g))
