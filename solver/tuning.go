@@ -227,6 +227,10 @@ type Tuning struct {
 	// on a working set that may be incomplete ends.
 	LassoWSMin    int
 	LassoInnerRel float64
+	// LassoGrowMargin: when a full pass finds violators outside the
+	// working set, the features whose |g_j| is within this fraction of
+	// the L1 weight join with them (if all fit under LassoWSMin's cap).
+	LassoGrowMargin float64
 	// LassoGapEvery: a working-set run measures its gap at least every
 	// LassoGapEvery batches.
 	LassoGapEvery int
@@ -338,6 +342,7 @@ func DefaultTuning() Tuning {
 		LassoGapMaxWait: 8,
 		LassoWSMin:      100,
 		LassoInnerRel:   0.3,
+		LassoGrowMargin: 0.05,
 		LassoGapEvery:   10,
 		LassoStepOps:    8,
 		LassoNewton:     1,

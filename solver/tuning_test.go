@@ -95,6 +95,7 @@ func TestDefaultTuning(t *testing.T) {
 		"LassoGapMaxWait": 8,
 		"LassoWSMin":      100,
 		"LassoInnerRel":   0.3,
+		"LassoGrowMargin": 0.05,
 		"LassoGapEvery":   10,
 		"LassoStepOps":    8,
 		"LassoNewton":     1.0,

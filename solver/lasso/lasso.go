@@ -851,19 +851,31 @@ func (s *Problem) startSet() {
 }
 
 // grow adds the KKT violators of the last full pass to the working set
-// and returns how many there were.
+// and returns how many there were. Where there are any, the features
+// within Tuning.LassoGrowMargin of violating are candidates too (the
+// cap and priority of addCands choose among them all): the next full
+// pass would often find them over the line, and on debian-desc every
+// round of a trickle of a few features cost a run over W and a full pass
+// (docs/tuning.md).
 func (s *Problem) grow() int {
 	s.cand = s.cand[:0]
+	n := 0
+	edge := (1 - s.tune.LassoGrowMargin) * s.l1p
 	for _, j := range s.cols {
 		if s.in[j] {
 			continue
 		}
 		g := s.rho[j] - float64(s.l2p*s.w[j])
 		if violation(s.w[j], g, s.l1p) > 0 {
-			s.cand = append(s.cand, cand{j, math.Abs(g) / math.Sqrt(s.q[j])})
+			n++
+		} else if s.w[j] != 0 || !(math.Abs(g) > edge) {
+			continue
 		}
+		s.cand = append(s.cand, cand{j, math.Abs(g) / math.Sqrt(s.q[j])})
 	}
-	n := len(s.cand)
+	if n == 0 {
+		s.cand = s.cand[:0]
+	}
 	s.addCands(s.PassGap)
 	return n
 }

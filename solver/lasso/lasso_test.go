@@ -526,3 +526,63 @@ func TestLassoParallelPasses(t *testing.T) {
 		t.Errorf("a pass with Done closed: cancelled %v, snap %v", r.Cancelled(), s.Snap)
 	}
 }
+
+// grow takes in the KKT violators and, where there are any, the features
+// within LassoGrowMargin of violating; without violators, none.
+func TestLassoGrowMargin(t *testing.T) {
+	d := regression(29, 60, 40, 8, 0.3, 0.1, 1, 0.2)
+	pr, err := NewData(d, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// |g_j| at w = 0, and a λ just above the fourth largest: three
+	// violators and at least the fourth within 5%.
+	def := solver.DefaultTuning()
+	probe := New(pr, 1, &def)
+	probe.SetLambda(pr.LambdaMax(1), 0, 1e-12)
+	probe.fullPass(nil)
+	var g []float64
+	for _, j := range pr.cols {
+		g = append(g, math.Abs(probe.rho[j]))
+	}
+	slices.Sort(g)
+	slices.Reverse(g)
+	lam := 1.01 * g[3]
+	for _, c := range []struct {
+		margin, lam float64
+		want       int // features taken in
+		violators  int
+	}{
+		{0, lam, 3, 3},
+		{0.05, lam, countAbove(g, 0.95*lam), 3},
+		{0.05, 1.01 * g[0], 0, 0}, // nothing violates: nothing near joins
+	} {
+		tune := solver.DefaultTuning()
+		tune.LassoGrowMargin = c.margin
+		s := New(pr, 1, &tune)
+		s.SetLambda(c.lam, 0, 1e-12)
+		s.fullPass(nil)
+		n := s.grow()
+		if n != c.violators || len(s.ws) != c.want {
+			t.Errorf("margin %g, λ %g: %d violators, %d taken in; want %d and %d", c.margin, c.lam, n, len(s.ws), c.violators, c.want)
+		}
+		for _, j := range s.ws {
+			if math.Abs(s.rho[j]) <= (1-c.margin)*c.lam {
+				t.Errorf("margin %g: feature %d with |g| %g taken in at λ %g", c.margin, j, math.Abs(s.rho[j]), c.lam)
+			}
+		}
+	}
+	if countAbove(g, 0.95*lam) <= 3 {
+		t.Fatal("no feature within the margin: the case tests nothing")
+	}
+}
+
+func countAbove(x []float64, v float64) int {
+	n := 0
+	for _, a := range x {
+		if a > v {
+			n++
+		}
+	}
+	return n
+}
