@@ -442,10 +442,18 @@ func runSet(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, av
 			if g.Status != "ok" || len(g.lams) == 0 {
 				continue
 			}
-			// acfcd under glmnet's own stopping rule at the level's thresh.
-			if o.SameRule {
-				extra(g, "glmnet's rule, "+l.Name, fmt.Sprintf("glmnet's rule at thresh %g", l.GlmnetThresh), func() (float64, []point, string) {
-					return runACFCD(ctx, o, d, base, c, lamsOf[ci], 0, 0, l.GlmnetThresh)
+			// acfcd under glmnet's own stopping rule at the level's thresh
+			// (and at stricter or looser multiples of it).
+			for _, f := range o.RuleScales {
+				if !o.SameRule {
+					break
+				}
+				name, t := "glmnet's rule, "+l.Name, f*l.GlmnetThresh
+				if f != 1 {
+					name = fmt.Sprintf("glmnet's rule ×%g, %s", f, l.Name)
+				}
+				extra(g, name, fmt.Sprintf("glmnet's rule at thresh %g", t), func() (float64, []point, string) {
+					return runACFCD(ctx, o, d, base, c, lamsOf[ci], 0, 0, t)
 				})
 			}
 			if !o.Matched || math.IsNaN(g.Excess) {

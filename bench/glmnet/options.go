@@ -77,10 +77,11 @@ type options struct {
 	GenNNZ           float64
 	Out              string
 	DryRun           bool
-	KeepCSC          bool    // acfcd's column view built once per set, untimed
-	Matched          bool    // also acfcd stopped at glmnet's distance to F*
-	MatchFloor       float64 // that distance at least MatchFloor·F*
-	SameRule         bool    // also acfcd stopped by glmnet's rule at each level's thresh
+	KeepCSC          bool      // acfcd's column view built once per set, untimed
+	Matched          bool      // also acfcd stopped at glmnet's distance to F*
+	MatchFloor       float64   // that distance at least MatchFloor·F*
+	SameRule         bool      // also acfcd stopped by glmnet's rule at each level's thresh
+	RuleScales       []float64 // -same-rule: at thresh times each of these
 	Quiet            bool
 }
 
@@ -116,6 +117,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.BoolVar(&o.Matched, "matched", true, "also run acfcd stopped at a duality gap no larger than glmnet's largest (F − F*)/F* times the smallest F* (at least glmnet's accuracy in the table's excess, certified)")
 	fs.Float64Var(&o.MatchFloor, "match-floor", 1e-10, "-matched: glmnet's (F − F*)/F* taken as at least match-floor")
 	fs.BoolVar(&o.SameRule, "same-rule", true, "also run acfcd stopped by glmnet's own rule (Params.Thresh) at each level's glmnet thresh: the two tools under one stopping rule, each objective's excess reported")
+	ruleScales := fs.String("rule-scales", "1,0.1", "-same-rule: acfcd runs under glmnet's rule at the level's thresh times each of these (below 1: a stricter rule than glmnet's own run)")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "a tiny generated set, one round, two cells, 3 folds: checks that every tool runs")
 	fs.BoolVar(&o.Quiet, "q", false, "no progress lines on stderr")
 	if err := fs.Parse(args); err != nil {
@@ -131,6 +133,15 @@ func parseOptions(args []string) (*options, error) {
 		return nil, fmt.Errorf("-path-ratio %g: want (0, 1)", o.PathRatio)
 	}
 	if o.Cells, err = benchkit.ParseList(*cells, func(s string) (cell, error) { return parseCell(s, o.PathRatio) }); err != nil {
+		return nil, err
+	}
+	if o.RuleScales, err = benchkit.ParseList(*ruleScales, func(s string) (float64, error) {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(f > 0 && f <= 1e6) {
+			return 0, fmt.Errorf("-rule-scales: %q is not a positive factor", s)
+		}
+		return f, nil
+	}); err != nil {
 		return nil, err
 	}
 	for _, name := range benchkit.SplitList(*levels) {

@@ -68,6 +68,7 @@ func writeMarkdown(w io.Writer, o *options, sets []string, all []*result) {
 		"Levels: default = each tool's default (glmnet thresh 1e-7, scikit-learn tol 1e-4, acfcd's default rule); "+
 		"tight = glmnet thresh %s, scikit-learn tol %s, acfcd KKT tolerance %s·λ. "+
 		"\"glmnet's rule, L\": acfcd stopped by glmnet's own rule (Params.Thresh, --thresh) at glmnet's thresh of level L, beside glmnet's run of L; "+
+		"\"glmnet's rule ×f, L\": the same at f times that thresh; "+
 		"\"glmnet's L\": acfcd stopped by a duality gap at most glmnet's excess at L times F*.\n\n",
 		o.RefRel, o.Rounds, cscNote(o), tightOf(o, "glmnet"), tightOf(o, "sklearn"), tightOf(o, "acfcd"))
 	fmt.Fprintln(w, "| set | cell | level | acfcd s | glmnet s | sklearn s | glmnet ÷ acfcd | sklearn ÷ acfcd | excess acfcd | excess glmnet | excess sklearn | λ fitted (a/g/s) | nnz (a/g/s) | notes |")
