@@ -117,7 +117,7 @@ func parseOptions(args []string) (*options, error) {
 	fs.BoolVar(&o.Matched, "matched", true, "also run acfcd stopped at a duality gap no larger than glmnet's largest (F − F*)/F* times the smallest F* (at least glmnet's accuracy in the table's excess, certified)")
 	fs.Float64Var(&o.MatchFloor, "match-floor", 1e-10, "-matched: glmnet's (F − F*)/F* taken as at least match-floor")
 	fs.BoolVar(&o.SameRule, "same-rule", true, "also run acfcd stopped by glmnet's own rule (Params.Thresh) at each level's glmnet thresh: the two tools under one stopping rule, each objective's excess reported")
-	ruleScales := fs.String("rule-scales", "1,0.1", "-same-rule: acfcd runs under glmnet's rule at the level's thresh times each of these (below 1: a stricter rule than glmnet's own run)")
+	ruleScales := fs.String("rule-scales", "1,0.5,0.1", "-same-rule: acfcd runs under glmnet's rule at the level's thresh times each of these (below 1: a stricter rule than glmnet's own run)")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "a tiny generated set, one round, two cells, 3 folds: checks that every tool runs")
 	fs.BoolVar(&o.Quiet, "q", false, "no progress lines on stderr")
 	if err := fs.Parse(args); err != nil {
