@@ -445,9 +445,6 @@ func runSet(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, av
 			// acfcd under glmnet's own stopping rule at the level's thresh
 			// (and at stricter or looser multiples of it).
 			for _, f := range o.RuleScales {
-				if !o.SameRule {
-					break
-				}
 				name, t := "glmnet's rule, "+l.Name, f*l.GlmnetThresh
 				if f != 1 {
 					name = fmt.Sprintf("glmnet's rule ×%g, %s", f, l.Name)

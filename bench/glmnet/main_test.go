@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"math"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,7 +104,14 @@ func TestOptions(t *testing.T) {
 	if len(o.Levels) != 1 || o.Levels[0].GlmnetThresh != 1e-10 || o.Levels[0].ACFCDRel != 1e-6 {
 		t.Errorf("levels %+v", o.Levels)
 	}
-	for _, bad := range [][]string{{"-cells", "2"}, {"-cells", "path1"}, {"-levels", "loose"}, {"-rounds", "0"}, {"x"}} {
+	if !slices.Equal(o.RuleScales, []float64{1, 0.5, 0.1}) {
+		t.Errorf("rule scales %v", o.RuleScales)
+	}
+	if o, err := parseOptions([]string{"-same-rule=false"}); err != nil || o.RuleScales != nil {
+		t.Errorf("-same-rule=false: rule scales %v, %v", o.RuleScales, err)
+	}
+	for _, bad := range [][]string{{"-cells", "2"}, {"-cells", "path1"}, {"-levels", "loose"}, {"-rounds", "0"}, {"x"},
+		{"-rule-scales", "0"}, {"-rule-scales", "1,x"}} {
 		if _, err := parseOptions(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}

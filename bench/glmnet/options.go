@@ -81,7 +81,7 @@ type options struct {
 	Matched          bool      // also acfcd stopped at glmnet's distance to F*
 	MatchFloor       float64   // that distance at least MatchFloor·F*
 	SameRule         bool      // also acfcd stopped by glmnet's rule at each level's thresh
-	RuleScales       []float64 // -same-rule: at thresh times each of these
+	RuleScales       []float64 // -same-rule: at thresh times each of these (nil without)
 	Quiet            bool
 }
 
@@ -143,6 +143,9 @@ func parseOptions(args []string) (*options, error) {
 		return f, nil
 	}); err != nil {
 		return nil, err
+	}
+	if !o.SameRule {
+		o.RuleScales = nil
 	}
 	for _, name := range benchkit.SplitList(*levels) {
 		switch name {
