@@ -550,8 +550,8 @@ func TestLassoGrowMargin(t *testing.T) {
 	lam := 1.01 * g[3]
 	for _, c := range []struct {
 		margin, lam float64
-		want       int // features taken in
-		violators  int
+		want        int // features taken in
+		violators   int
 	}{
 		{0, lam, 3, 3},
 		{0.05, lam, countAbove(g, 0.95*lam), 3},
