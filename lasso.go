@@ -82,18 +82,21 @@ func trainLasso(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*M
 }
 
 // continueLasso brings the problem from w = 0 near the solution at a λ
-// far below λ_max through a few larger λ, each solved to the loose
-// relative gap Tuning.LassoContinueGap, under the default stopping rule
-// and on data with fewer than LassoContinueRows examples per feature:
-// there the support nears the number of examples, and warm starts cost
-// less than one cold solve (on other data the full passes of the extra λ
-// cost more than they save; to tight tolerances the last λ's solve
-// dominates and gained on one set, lost on another: docs/tuning.md). It returns the steps, epochs and operations spent.
+// far below λ_max through a few larger λ, on data with fewer than
+// LassoContinueRows examples per feature: there the support nears the
+// number of examples, and warm starts cost less than one cold solve (on
+// other data the full passes of the extra λ cost more than they save).
+// Under the default rule the extra λ stop at the loose relative gap
+// Tuning.LassoContinueGap; under glmnet's rule (Thresh) at the same
+// thresh, as on glmnet's own path. With eps or a gap tolerance the last
+// λ's solve dominates, and the continuation gained on one set and lost
+// on another: it is off (docs/tuning.md). It returns the steps, epochs
+// and operations spent.
 func continueLasso(ctx context.Context, prob *lasso.Problem, p Params) (steps int64, epochs int, ops int64) {
 	ops0 := prob.Ops
 	t := p.Tuning
 	lm := prob.LambdaMax()
-	if t.LassoContinue <= 0 || p.Eps > 0 || p.GapTol > 0 || p.Thresh > 0 || !(p.Lambda > 0) || !(p.Lambda < t.LassoContinue*lm) ||
+	if t.LassoContinue <= 0 || p.Eps > 0 || p.GapTol > 0 || !(p.Lambda > 0) || !(p.Lambda < t.LassoContinue*lm) ||
 		float64(prob.Rows()) >= t.LassoContinueRows*float64(prob.Features()) {
 		return 0, 0, 0
 	}
@@ -102,7 +105,11 @@ func continueLasso(ctx context.Context, prob *lasso.Problem, p Params) (steps in
 	for i := 1; i < k; i++ {
 		lam := lm * math.Pow(p.Lambda/lm, float64(i)/float64(k))
 		prob.SetLambda(lam, 0, 0)
-		prob.SetGapRel(t.LassoContinueGap)
+		if p.Thresh > 0 {
+			prob.SetThresh(p.Thresh)
+		} else {
+			prob.SetGapRel(t.LassoContinueGap)
+		}
 		f := prob.Fit(lassoConfig(ctx, p, p.Seed, DefaultLassoMaxEpochs), mix.Seed(p.Seed, uint64(1000+i)))
 		steps += f.Steps
 		epochs += f.Epochs

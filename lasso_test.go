@@ -1159,29 +1159,41 @@ func TestLassoPathGapTol(t *testing.T) {
 // Far below λ_max on data with many more features than examples, a
 // single fit first passes through larger λ (Tuning.LassoContinue): at the
 // default rule it reaches the optimum as a cold start does, in fewer
-// operations, and reports the operations of the whole fit.
+// operations; under glmnet's rule, where the extra λ stop by the same
+// thresh, it stops nearer the optimum, in fewer operations. Either way it
+// reports the operations of the whole fit.
 func TestLassoContinuation(t *testing.T) {
 	d := lassoGen(lassoSpec{seed: 12, rows: 200, feats: 4000, density: 0.05, k: 40, noise: 0.3, offset: 1, shift: 0.2})
 	lam := 0.003 * lassoLamMax(t, d, true)
-	fit := func(cont float64) *Result {
-		tune := DefaultTuning()
-		tune.LassoContinue = cont
-		_, res := lassoTrain(t, d, Params{Lambda: lam, Intercept: true, Tuning: &tune})
-		if !res.Converged {
-			t.Fatalf("continuation %g: converged %v, gap %g", cont, res.Converged, res.Gap)
+	_, tight := lassoTrain(t, d, Params{Lambda: lam, Intercept: true, GapTol: 1e-10})
+	fStar := tight.Objective - tight.Gap
+	for _, thresh := range []float64{0, 1e-7} {
+		fit := func(cont float64) *Result {
+			tune := DefaultTuning()
+			tune.LassoContinue = cont
+			_, res := lassoTrain(t, d, Params{Lambda: lam, Intercept: true, Thresh: thresh, Tuning: &tune})
+			if !res.Converged {
+				t.Fatalf("thresh %g, continuation %g: converged %v, gap %g", thresh, cont, res.Converged, res.Gap)
+			}
+			return res
 		}
-		return res
-	}
-	cold, warm := fit(0), fit(0.05)
-	t.Logf("operations: %d with the continuation, %d without", warm.Operations, cold.Operations)
-	if math.Abs(warm.Objective-cold.Objective) > 2e-4*cold.Objective { // each within its gap of 1e-4·F
-		t.Errorf("objective %.15g with the continuation, %.15g without", warm.Objective, cold.Objective)
-	}
-	if warm.Operations >= cold.Operations {
-		t.Errorf("operations: %d with the continuation, %d without: want fewer", warm.Operations, cold.Operations)
-	}
-	if warm.Iterations <= cold.Iterations/20 {
-		t.Errorf("%d steps reported with the continuation (%d without): its steps left out?", warm.Iterations, cold.Iterations)
+		cold, warm := fit(0), fit(0.05)
+		t.Logf("thresh %g: operations %d with the continuation, %d without; excess %.3g and %.3g",
+			thresh, warm.Operations, cold.Operations, warm.Objective-fStar, cold.Objective-fStar)
+		if thresh == 0 && math.Abs(warm.Objective-cold.Objective) > 2e-4*cold.Objective { // each within its gap of 1e-4·F
+			t.Errorf("objective %.15g with the continuation, %.15g without", warm.Objective, cold.Objective)
+		}
+		if thresh > 0 && warm.Objective > cold.Objective {
+			t.Errorf("thresh %g: objective %.15g with the continuation, %.15g without: want nearer %.15g",
+				thresh, warm.Objective, cold.Objective, fStar)
+		}
+		if warm.Operations >= cold.Operations {
+			t.Errorf("thresh %g: operations %d with the continuation, %d without: want fewer", thresh, warm.Operations, cold.Operations)
+		}
+		if warm.Iterations <= cold.Iterations/20 {
+			t.Errorf("thresh %g: %d steps reported with the continuation (%d without): its steps left out?",
+				thresh, warm.Iterations, cold.Iterations)
+		}
 	}
 }
 

@@ -247,10 +247,11 @@ type Tuning struct {
 	LassoNewton     float64
 	LassoNewtonRows float64
 	// LassoContinue: a single LASSO fit at λ < LassoContinue·λ_max under
-	// the default stopping rule, on data with fewer than
-	// LassoContinueRows examples per feature, first
-	// solves LassoContinueSteps λ per decade from λ_max down, each to a
-	// duality gap of LassoContinueGap·F (0: no continuation).
+	// the default stopping rule or glmnet's, on data with fewer than
+	// LassoContinueRows examples per feature, first solves
+	// LassoContinueSteps λ per decade from λ_max down, each to a duality
+	// gap of LassoContinueGap·F (under glmnet's rule: to its thresh; 0:
+	// no continuation).
 	LassoContinue      float64
 	LassoContinueRows  float64
 	LassoContinueSteps int
