@@ -15,6 +15,9 @@ import (
 	"github.com/acfcd/acfcd/bench/internal/benchkit"
 )
 
+// cvThresh is cv.glmnet's thresh: glmnet's default.
+const cvThresh = 1e-7
+
 // cvRow is λ by cross-validation on one set: acfcd.CrossValidatePath and
 // cv.glmnet on the same folds, each with its own default λ sequence.
 type cvRow struct {
@@ -27,9 +30,12 @@ type cvRow struct {
 	GMin, G1SE         float64 // cv.glmnet's, times rows
 	MinSteps, SE1Steps float64 // |log(a/g)| / step
 	MaxCVMDiff         float64 // largest |cvm_a − cvm_g| / cvm_g over the common λ
-	Status             string
-	acfcd              *acfcd.CVPathResult
-	glmnet             *cvCurve
+	// acfcd under glmnet's rule at cv.glmnet's thresh (-same-rule; NaN
+	// when not run): its seconds and λ.min's steps from cv.glmnet's.
+	RuleSec, RuleMin, RuleMinSteps float64
+	Status                         string
+	acfcd                          *acfcd.CVPathResult
+	glmnet                         *cvCurve
 }
 
 // cvCurve is cv.glmnet's answer as glmnet.R writes it.
@@ -64,7 +70,7 @@ func runCV(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, ava
 	}
 	defer d.Close()
 	row := &cvRow{Set: name, Folds: o.Folds, Status: "ok", GlmnetS: math.NaN(), GMin: math.NaN(), G1SE: math.NaN(),
-		MinSteps: math.NaN(), SE1Steps: math.NaN(), MaxCVMDiff: math.NaN()}
+		MinSteps: math.NaN(), SE1Steps: math.NaN(), MaxCVMDiff: math.NaN(), RuleSec: math.NaN(), RuleMin: math.NaN(), RuleMinSteps: math.NaN()}
 	ids := acfcd.FoldIDs(d.Rows, o.Folds, o.Seed)
 	o.logf("%s: cross-validation, acfcd", name)
 	p := acfcd.Params{Problem: acfcd.Lasso, Intercept: true, Seed: o.Seed}
@@ -87,6 +93,23 @@ func runCV(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, ava
 	if len(cv.Lambda) > 1 {
 		row.Step = math.Log(cv.Lambda[0] / cv.Lambda[1])
 	}
+	if o.SameRule {
+		o.logf("%s: cross-validation, acfcd under glmnet's rule", name)
+		rp := p
+		rp.Thresh = cvThresh
+		start := time.Now()
+		rctx, cancel := context.WithTimeout(ctx, o.CVTimeout)
+		defer cancel()
+		rcv, err := acfcd.CrossValidatePath(rctx, d, rp, acfcd.CVPathOptions{FoldID: ids})
+		switch {
+		case rctx.Err() != nil:
+			row.Status = fmt.Sprintf("acfcd under glmnet's rule over -cv-timeout %v", o.CVTimeout)
+		case err != nil:
+			return nil, err
+		default:
+			row.RuleSec, row.RuleMin = time.Since(start).Seconds(), rcv.LambdaMin
+		}
+	}
 	if avail["glmnet"] == "" {
 		row.Status = "glmnet absent"
 		return row, nil
@@ -102,7 +125,8 @@ func runCV(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, ava
 		return nil, err
 	}
 	o.logf("%s: cross-validation, cv.glmnet", name)
-	kv, timedOut, err := srv.call(ctx, fmt.Sprintf("cmd=cv lambda=default nlambda=100 thresh=1e-7 alpha=1 intercept=1 standardize=0 foldid=%s out=%s", idFile, outFile), o.CVTimeout)
+	kv, timedOut, err := srv.call(ctx, fmt.Sprintf("cmd=cv lambda=default nlambda=100 thresh=%s alpha=1 intercept=1 standardize=0 foldid=%s out=%s",
+		benchkit.FmtArg(cvThresh), idFile, outFile), o.CVTimeout)
 	switch {
 	case timedOut:
 		row.Status = "cv.glmnet timed out"
@@ -131,6 +155,7 @@ func runCV(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, ava
 	if row.Step > 0 {
 		row.MinSteps = math.Abs(math.Log(row.AMin/row.GMin)) / row.Step
 		row.SE1Steps = math.Abs(math.Log(row.A1SE/row.G1SE)) / row.Step
+		row.RuleMinSteps = math.Abs(math.Log(row.RuleMin/row.GMin)) / row.Step
 	}
 	row.MaxCVMDiff = 0
 	for k, lg := range g.Lambda {
@@ -149,9 +174,11 @@ func writeCVMarkdown(w io.Writer, o *options, rows []*cvRow) {
 		"%d folds, the same fold ids (acfcd.FoldIDs, seed %d) for both; intercept, standardize=FALSE, each tool's default λ sequence "+
 		"(glmnet's: 100 λ, early stop) and stopping rule (glmnet thresh 1e-7). λ in acfcd's units (glmnet's × rows); "+
 		"steps = |log(λ_acfcd/λ_glmnet)| / log(λ_1/λ_2) of the grid; cvm diff = the largest |cvm_acfcd − cvm_glmnet|/cvm_glmnet over the common λ. "+
-		"Seconds: the whole cross-validation (the whole data's path and every fold).\n\n", o.Folds, o.Seed)
-	fmt.Fprintln(w, "| set | λ (a/g) | acfcd λ.min | glmnet λ.min | steps | acfcd λ.1se | glmnet λ.1se | steps | cvm diff | acfcd s | glmnet s | glmnet ÷ acfcd | status |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+		"Seconds: the whole cross-validation (the whole data's path and every fold). "+
+		"Rule: acfcd's cross-validation under glmnet's stopping rule at cv.glmnet's thresh (Params.Thresh; -same-rule), "+
+		"its λ.min's steps from glmnet's and its seconds.\n\n", o.Folds, o.Seed)
+	fmt.Fprintln(w, "| set | λ (a/g) | acfcd λ.min | glmnet λ.min | steps | acfcd λ.1se | glmnet λ.1se | steps | cvm diff | acfcd s | glmnet s | glmnet ÷ acfcd | rule: steps | rule: acfcd s | rule: glmnet ÷ acfcd | status |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 	f := func(v float64, format string) string {
 		if math.IsNaN(v) {
 			return "–"
@@ -159,9 +186,10 @@ func writeCVMarkdown(w io.Writer, o *options, rows []*cvRow) {
 		return fmt.Sprintf(format, v)
 	}
 	for _, r := range rows {
-		fmt.Fprintf(w, "| %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Set, r.ACFCDN, r.GlmnetN,
+		fmt.Fprintf(w, "| %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Set, r.ACFCDN, r.GlmnetN,
 			f(r.AMin, "%.6g"), f(r.GMin, "%.6g"), f(r.MinSteps, "%.2f"), f(r.A1SE, "%.6g"), f(r.G1SE, "%.6g"), f(r.SE1Steps, "%.2f"),
-			f(r.MaxCVMDiff, "%.1e"), f(r.ACFCDSec, "%.3g"), f(r.GlmnetS, "%.3g"), f(r.GlmnetS/r.ACFCDSec, "%.2f"), r.Status)
+			f(r.MaxCVMDiff, "%.1e"), f(r.ACFCDSec, "%.3g"), f(r.GlmnetS, "%.3g"), f(r.GlmnetS/r.ACFCDSec, "%.2f"),
+			f(r.RuleMinSteps, "%.2f"), f(r.RuleSec, "%.3g"), f(r.GlmnetS/r.RuleSec, "%.2f"), r.Status)
 	}
 	fmt.Fprintln(w)
 }
@@ -169,11 +197,13 @@ func writeCVMarkdown(w io.Writer, o *options, rows []*cvRow) {
 func writeCVCSV(w io.Writer, rows []*cvRow) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"set", "folds", "acfcd_lambdas", "glmnet_lambdas", "acfcd_lambda_min", "glmnet_lambda_min", "min_steps",
-		"acfcd_lambda_1se", "glmnet_lambda_1se", "1se_steps", "max_cvm_rel_diff", "acfcd_s", "glmnet_s", "status"})
+		"acfcd_lambda_1se", "glmnet_lambda_1se", "1se_steps", "max_cvm_rel_diff", "acfcd_s", "glmnet_s",
+		"rule_lambda_min", "rule_min_steps", "rule_acfcd_s", "status"})
 	c := benchkit.CSVFloat
 	for _, r := range rows {
 		cw.Write([]string{r.Set, fmt.Sprint(r.Folds), fmt.Sprint(r.ACFCDN), fmt.Sprint(r.GlmnetN), c(r.AMin), c(r.GMin), c(r.MinSteps),
-			c(r.A1SE), c(r.G1SE), c(r.SE1Steps), c(r.MaxCVMDiff), c(r.ACFCDSec), c(r.GlmnetS), r.Status})
+			c(r.A1SE), c(r.G1SE), c(r.SE1Steps), c(r.MaxCVMDiff), c(r.ACFCDSec), c(r.GlmnetS),
+			c(r.RuleMin), c(r.RuleMinSteps), c(r.RuleSec), r.Status})
 	}
 	cw.Flush()
 	return cw.Error()

@@ -142,17 +142,28 @@ func TestDryRun(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, md)
 		}
 	}
+	cvRows := 0
 	for _, line := range strings.Split(md, "\n") {
 		if !strings.HasPrefix(line, "| gen | ") || strings.Contains(line, "λ.min") {
 			continue
 		}
 		f := strings.Split(line, " | ")
+		if strings.Contains(f[1], "/") { // the cross-validation's row: acfcd's under glmnet's rule ran
+			cvRows++
+			if len(f) < 16 || f[13] == "–" {
+				t.Errorf("cross-validation under glmnet's rule: no seconds in %s", line)
+			}
+			continue
+		}
 		if len(f) < 14 {
 			continue // the sets' table
 		}
 		if f[9] == "–" || strings.Contains(line, "error:") {
 			t.Errorf("acfcd has no excess or an error: %s", line)
 		}
+	}
+	if cvRows != 1 {
+		t.Errorf("%d cross-validation rows for gen, want 1:\n%s", cvRows, md)
 	}
 }
 
