@@ -439,7 +439,8 @@ func runSet(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, av
 		}
 		for li, l := range o.Levels {
 			g := res[key{ci, li, 1}]
-			if g.Status != "ok" || len(g.lams) == 0 {
+			lams, cl := fittedPrefix(g, c, lamsOf[ci])
+			if lams == nil {
 				continue
 			}
 			// acfcd under glmnet's own stopping rule at the level's thresh
@@ -450,7 +451,7 @@ func runSet(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, av
 					name = fmt.Sprintf("glmnet's rule ×%g, %s", f, l.Name)
 				}
 				extra(g, name, fmt.Sprintf("glmnet's rule at thresh %g", t), func() (float64, []point, string) {
-					return runACFCD(ctx, o, d, base, c, lamsOf[ci], 0, 0, t)
+					return runACFCD(ctx, o, d, base, cl, lams, 0, 0, t)
 				})
 			}
 			if !o.Matched || math.IsNaN(g.Excess) {
@@ -469,7 +470,7 @@ func runSet(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, av
 			}
 			tol := rel * fmin
 			extra(g, "glmnet's "+l.Name, fmt.Sprintf("gap at most glmnet's %s excess (%.3g)", l.Name, tol), func() (float64, []point, string) {
-				return runACFCD(ctx, o, d, base, c, lamsOf[ci], 0, tol, 0)
+				return runACFCD(ctx, o, d, base, cl, lams, 0, tol, 0)
 			})
 		}
 	}
@@ -486,6 +487,29 @@ func runSet(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, av
 		info += "\n" + k
 	}
 	return out, info, nil
+}
+
+// fittedPrefix returns the λ on which acfcd's extra rows beside glmnet's
+// row g run, and the cell to run them as: the cell's own when glmnet
+// converged; when it stopped a path early (its maxit, "not converged"),
+// the λ it did fit, which lead the cell's sequence, as an explicit path,
+// so that both tools fit the same λ. nil: no like-for-like run.
+func fittedPrefix(g *result, c cell, lams []float64) ([]float64, cell) {
+	switch {
+	case len(g.lams) == 0 || g.Status != "ok" && g.Status != "not converged":
+		return nil, c
+	case g.Status == "ok":
+		return lams, c
+	case !c.path() || len(g.lams) > len(lams):
+		return nil, c
+	}
+	for k, lam := range g.lams {
+		if math.Abs(lam-lams[k]) > 1e-9*lams[k] {
+			return nil, c
+		}
+	}
+	pre := cell{Name: c.Name, N: len(g.lams), Ratio: c.Ratio}
+	return lams[:len(g.lams)], pre
 }
 
 // matchLambda is the index of lam in lams (to 1e-9, relative), or −1.

@@ -185,3 +185,36 @@ func TestMedianRatio(t *testing.T) {
 		t.Error("fmtExcess")
 	}
 }
+
+// TestFittedPrefix: acfcd's extra rows fit the λ glmnet fitted, and only
+// when those lead the cell's sequence.
+func TestFittedPrefix(t *testing.T) {
+	lams := []float64{1, 0.5, 0.25, 0.125}
+	path := cell{Name: "default path"}
+	single := cell{Name: "λ = 0.1·λmax", Frac: 0.1}
+	for _, tc := range []struct {
+		name  string
+		g     result
+		c     cell
+		want  int // λ the extra rows fit (−1: none)
+		wantN int
+	}{
+		{"converged path", result{Status: "ok", lams: lams}, path, 4, 0},
+		{"early stop", result{Status: "not converged", lams: []float64{1, 0.5}}, path, 2, 2},
+		{"not a prefix", result{Status: "not converged", lams: []float64{1, 0.3}}, path, -1, 0},
+		{"longer than asked", result{Status: "not converged", lams: []float64{1, 0.5, 0.25, 0.125, 0.1}}, path, -1, 0},
+		{"single λ not converged", result{Status: "not converged", lams: []float64{0.1}}, single, -1, 0},
+		{"timeout", result{Status: "timeout"}, path, -1, 0},
+	} {
+		got, c := fittedPrefix(&tc.g, tc.c, lams)
+		if tc.want < 0 {
+			if got != nil {
+				t.Errorf("%s: extra rows on %v, want none", tc.name, got)
+			}
+			continue
+		}
+		if len(got) != tc.want || c.N != tc.wantN || !c.path() && tc.c.path() {
+			t.Errorf("%s: %d λ as cell %+v, want %d λ with N = %d", tc.name, len(got), c, tc.want, tc.wantN)
+		}
+	}
+}

@@ -69,7 +69,8 @@ func writeMarkdown(w io.Writer, o *options, sets []string, all []*result) {
 		"tight = glmnet thresh %s, scikit-learn tol %s, acfcd KKT tolerance %s·λ. "+
 		"\"glmnet's rule, L\": acfcd stopped by glmnet's own rule (Params.Thresh, --thresh) at glmnet's thresh of level L, beside glmnet's run of L; "+
 		"\"glmnet's rule ×f, L\": the same at f times that thresh; "+
-		"\"glmnet's L\": acfcd stopped by a duality gap at most glmnet's excess at L times F*.\n\n",
+		"\"glmnet's L\": acfcd stopped by a duality gap at most glmnet's excess at L times F*. "+
+		"Where glmnet stopped a path early (not converged, its maxit), these three kinds of rows fit only the λ glmnet fitted.\n\n",
 		o.RefRel, o.Rounds, cscNote(o), tightOf(o, "glmnet"), tightOf(o, "sklearn"), tightOf(o, "acfcd"))
 	fmt.Fprintln(w, "| set | cell | level | acfcd s | glmnet s | sklearn s | glmnet ÷ acfcd | sklearn ÷ acfcd | excess acfcd | excess glmnet | excess sklearn | λ fitted (a/g/s) | nnz (a/g/s) | notes |")
 	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|")
