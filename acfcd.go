@@ -247,6 +247,9 @@ type Params struct {
 	// acfcd train does before it fills this map.)
 	Weights map[float64]float64
 	// Select is the coordinate selection (zero: the problem's default).
+	// The LASSO's default is ACF on each working set whose columns hold
+	// Tuning.LassoACFMinNNZ non-zeros or more on average, cyclic order on
+	// the others; its Result.Select is then "auto".
 	Select Selection
 	// Seed seeds every random choice; the same seed gives a bit-identical
 	// model. 0 means DefaultSeed.

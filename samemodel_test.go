@@ -151,8 +151,13 @@ func sameModelRuns() []sameModelRun {
 	for _, sel := range []Selection{ACF, Uniform, Cyclic} {
 		add("lasso/"+sel.String(), reg, Params{Problem: Lasso, Lambda: 5, Select: sel})
 	}
+	// The default sweeps reg's short columns in cyclic order; with ACF
+	// asked for, the same fits as before that default.
 	add("lasso/intercept/gap", reg, Params{Problem: Lasso, Lambda: 2, Intercept: true, GapTol: 1e-6})
+	add("lasso/intercept/gap/acf", reg, Params{Problem: Lasso, Lambda: 2, Intercept: true, GapTol: 1e-6, Select: ACF})
 	add("lasso/path", reg, Params{Problem: Lasso})
+	runs[len(runs)-1].path = 6
+	add("lasso/path/acf", reg, Params{Problem: Lasso, Select: ACF})
 	runs[len(runs)-1].path = 6
 	lowReg := exactData(5, 600, 8, 6, 0)
 	for _, sel := range []Selection{ACFShrink, ACF, Uniform, Shrink} {

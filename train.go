@@ -145,6 +145,9 @@ func (p *Params) resolve() error {
 	}
 	allowed := selections(p.Problem)
 	if p.Select == AutoSelection {
+		if p.Problem == Lasso {
+			return nil // chosen per working-set run (lasso.Problem.Fit)
+		}
 		p.Select = allowed[0]
 	}
 	for _, s := range allowed {
@@ -160,7 +163,7 @@ func (p *Params) resolve() error {
 }
 
 // Selections returns the coordinate selections p takes (acfcd train
-// --select), its default first.
+// --select), its default first (the LASSO's default: Params.Select).
 func (p Problem) Selections() []Selection { return selections(p) }
 
 // selections returns the coordinate selections a problem takes, its

@@ -238,6 +238,12 @@ type Tuning struct {
 	// non-zeros, in non-zeros, for ACF's gain per cost (negative: ACF
 	// adapts to the gains alone).
 	LassoStepOps int
+	// LassoACFMinNNZ: under the default selection a working-set run is
+	// scheduled by ACF when the set's columns hold at least this many
+	// non-zeros on average, else swept in cyclic order: on shorter columns
+	// ACF's bookkeeping costs more than a step and more than its saved
+	// steps are worth.
+	LassoACFMinNNZ float64
 	// LassoNewton is the share of the work since the last support Newton
 	// step that the next may spend (0: none): once a failed working-set
 	// pass sees the same support and signs as the one before, and the
@@ -346,6 +352,7 @@ func DefaultTuning() Tuning {
 		LassoGrowMargin: 0.05,
 		LassoGapEvery:   10,
 		LassoStepOps:    8,
+		LassoACFMinNNZ:  32,
 		LassoNewton:     1,
 		LassoNewtonRows: 0.5,
 

@@ -98,6 +98,7 @@ func TestDefaultTuning(t *testing.T) {
 		"LassoGrowMargin": 0.05,
 		"LassoGapEvery":   10,
 		"LassoStepOps":    8,
+		"LassoACFMinNNZ":  32.0,
 		"LassoNewton":     1.0,
 		"LassoNewtonRows": 0.5,
 

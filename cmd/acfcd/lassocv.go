@@ -52,9 +52,6 @@ func (t *trainFlags) lassoCV(ctx context.Context, stdout, info, stderr io.Writer
 	}
 	if t.report == "json" {
 		sel := p.Select
-		if sel == acfcd.AutoSelection {
-			sel = acfcd.ACF
-		}
 		return writeReport(info, &acfcd.Result{Solver: "LASSO", Select: sel.String(), Eps: p.Eps, Iterations: pt.Iterations,
 			Epochs: pt.Epochs, Seconds: secs, Objective: pt.Objective, Primal: pt.Objective, Gap: pt.Gap,
 			Violation: pt.Violation, NNZW: pt.NNZ, SupportVectors: -1, Converged: pt.Converged})

@@ -244,7 +244,7 @@ func newTrainFlags(stdout io.Writer) (*flagSet, *trainFlags, *string) {
 	fs.BoolVar(&t.noRegBias, "R", false, "do not regularise the bias")
 	fs.IntVar(&t.folds, "v", 0, "n-fold cross validation")
 	fs.BoolVar(&t.quiet, "q", false, "quiet")
-	fs.StringVar(&t.sel, "select", "", "coordinate selection, by solver (its default first):\n"+selectionTable())
+	fs.StringVar(&t.sel, "select", "", "coordinate selection, by solver (its default first; the LASSO's default\nsweeps a working set of short columns in cyclic order instead of acf):\n"+selectionTable())
 	fs.Uint64Var(&t.seed, "seed", 1, "random seed: the same seed gives the same model, bit for bit, on every CPU")
 	fs.StringVar(&t.report, "report", "", "json: print the training report as one JSON object on the last line of stdout")
 	fs.IntVar(&t.maxEpochs, "max-epochs", 0, "cap on epochs (default 1000 as liblinear 2.3; lasso 100000)")
@@ -663,9 +663,6 @@ func lassoPath(ctx context.Context, stdout io.Writer, d *acfcd.Dataset, p acfcd.
 	}
 	last := pts[len(pts)-1]
 	sel := p.Select
-	if sel == acfcd.AutoSelection {
-		sel = acfcd.ACF
-	}
 	res := &acfcd.Result{Solver: "LASSO", Select: sel.String(), Eps: p.Eps, Objective: last.Objective, Primal: last.Objective,
 		Gap: last.Gap, Violation: last.Violation, Converged: last.Converged, Cancelled: err != nil,
 		NNZW: last.Model.NNZ(), SupportVectors: -1}

@@ -30,7 +30,8 @@
 // previous solution — when there are more of the latter than
 // max(Tuning.LassoWSMin, the support's size), that many of them by the
 // priority |g_j|/‖x_cj‖ (celer's, Massias et al. 2018). The coordinate-descent driver (package solver,
-// with its selections: ACF by default) runs on W alone until W's duality
+// with its selections; by default ACF, or cyclic order where W's columns
+// are short: Problem.runSelection) runs on W alone until W's duality
 // gap meets the tolerance — the final one when W holds every candidate,
 // else Tuning.LassoInnerRel times the last full gap. A full pass over all
 // features (the KKT check of the strong rule) then measures the true
@@ -224,6 +225,8 @@ type Problem struct {
 	thr      float64 // its threshold: thresh·‖y_c‖² on q_j·δ²
 	maxMove  float64 // the largest q_j·δ² since it was last read
 	cycled   bool    // the last working-set pass was a cycle below thr
+	sweeps   bool    // the run's selection is cyclic: a batch is a cycle
+	batchOK  bool    // under thr: the last batch moved no weight beyond thr
 	outside  int     // features outside W that the last full pass found violating
 	tune     *solver.Tuning
 	w        []float64 // per feature (scaled units)
@@ -736,6 +739,7 @@ type Fit struct {
 	Epochs                       int     // the working-set runs' epochs plus the full passes
 	Passes                       int     // full passes
 	WorkingSet                   int     // the final working set's size
+	Runs, CyclicRuns             int     // working-set runs, and those swept in cyclic order
 	LastViol                     float64 // the largest violation of the last batch
 }
 
@@ -787,6 +791,7 @@ func (s *Problem) Fit(cfg solver.Config, seed uint64) Fit {
 			cfg.Progress = func(epoch int, viol, obj float64) { progress(base+epoch, viol, obj) }
 		}
 		rc := cfg
+		rc.Selection = s.runSelection(cfg.Selection)
 		rc.MaxEpochs = max(cfg.MaxEpochs-f.Epochs-1, 1) // one left for the full pass
 		rc.Work = s.wsWork
 		sub := (*wsProblem)(s)
@@ -795,6 +800,11 @@ func (s *Problem) Fit(cfg solver.Config, seed uint64) Fit {
 		s.wait, s.skip, s.maxG, s.batches = 0, 0, 0, 0
 		s.nSupp, s.newtonAt = -1, s.Ops
 		s.cycled, s.maxMove = false, 0
+		s.sweeps, s.batchOK = rc.Selection == solver.Cyclic, false
+		if s.sweeps {
+			f.CyclicRuns++
+		}
+		f.Runs++
 		ok := run.Solve(mix.Seed(seed, uint64(outer)))
 		f.Steps += run.Steps
 		f.Epochs += run.Epochs()
@@ -827,6 +837,23 @@ func (s *Problem) Fit(cfg solver.Config, seed uint64) Fit {
 			return f
 		}
 	}
+}
+
+// runSelection resolves the default selection (solver.Auto) for the
+// next working-set run: ACF, or cyclic order when the set's columns hold
+// fewer than Tuning.LassoACFMinNNZ non-zeros on average. ACF's
+// bookkeeping (its preference update and schedule) costs about as much
+// as a step on a column of 40 non-zeros; on shorter ones it has to save
+// more than half the steps to pay, and on text-like sets it saves less
+// (docs/tuning.md).
+func (s *Problem) runSelection(sel solver.Selection) solver.Selection {
+	if sel != solver.Auto {
+		return sel
+	}
+	if float64(s.wsWork) < 2*s.tune.LassoACFMinNNZ*float64(len(s.ws)) {
+		return solver.Cyclic
+	}
+	return solver.ACF
 }
 
 // startSet builds the working set at a new λ from the ρ_j of the last
@@ -1028,7 +1055,8 @@ func (u *wsProblem) Due(viol float64) bool {
 	if s.byThr {
 		m := s.maxMove
 		s.maxMove = 0
-		return m <= s.thr
+		s.batchOK = m <= s.thr
+		return s.batchOK
 	}
 	byEps := s.useEps && s.innerTol == 0 && viol <= s.eps
 	s.byGap = false
@@ -1057,6 +1085,12 @@ func (s *Problem) wsTarget(obj float64) float64 {
 func (u *wsProblem) Pass(r *solver.Run, repair bool) bool {
 	s := (*Problem)(u)
 	if s.byThr {
+		if s.sweeps && s.batchOK {
+			// The batch was a cycle over the whole set in its order
+			// within the threshold: glmnet's test, passed already.
+			s.batchOK, s.cycled = false, true
+			return true
+		}
 		return s.cycle(r, repair)
 	}
 	ok := s.measureSet(r)

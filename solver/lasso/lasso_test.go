@@ -586,3 +586,61 @@ func countAbove(x []float64, v float64) int {
 	}
 	return n
 }
+
+// The default selection sweeps a working set of short columns in cyclic
+// order and schedules one of long columns by ACF: the same weights, bit
+// for bit, as the selection asked for by name, and under glmnet's rule
+// the cyclic batches that pass its test end the run at a point as close
+// to the optimum as a tight solve says.
+func TestLassoAutoSelection(t *testing.T) {
+	tune := solver.DefaultTuning()
+	for _, c := range []struct {
+		name  string
+		d     *dataio.Dataset
+		short bool
+	}{
+		{"short columns", regression(51, 400, 300, 20, 0.03, 0.3, 1, 0.2), true}, // ~12 non-zeros each
+		{"long columns", regression(52, 200, 60, 10, 0.5, 0.3, 1, 0.2), false},   // ~100
+	} {
+		pr, err := NewData(c.d, true, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lam := 0.05 * pr.LambdaMax(1)
+		fit := func(sel solver.Selection, thresh float64) (*Problem, Fit) {
+			s := New(pr, 1, &tune)
+			s.SetLambda(lam, 0, 1e-12)
+			if thresh > 0 {
+				s.SetThresh(thresh)
+			}
+			f := s.Fit(solver.Config{Selection: sel, MaxEpochs: 1 << 20, Tuning: &tune}, 5)
+			if !f.Converged || f.Runs == 0 {
+				t.Fatalf("%s, %v, thresh %g: converged %v after %d runs", c.name, sel, thresh, f.Converged, f.Runs)
+			}
+			return s, f
+		}
+		auto, f := fit(solver.Auto, 0)
+		want, named := solver.ACF, 0
+		if c.short {
+			want, named = solver.Cyclic, f.Runs
+		}
+		if f.CyclicRuns != named {
+			t.Errorf("%s: %d of %d runs cyclic, want %d", c.name, f.CyclicRuns, f.Runs, named)
+		}
+		if ref, _ := fit(want, 0); !slices.Equal(auto.w, ref.w) || auto.Ops != ref.Ops {
+			t.Errorf("%s: the default's fit differs from %v's (ops %d vs %d)", c.name, want, auto.Ops, ref.Ops)
+		}
+		if _, g := fit(solver.ACF, 0); g.CyclicRuns != 0 {
+			t.Errorf("%s: ACF asked for, %d runs cyclic", c.name, g.CyclicRuns)
+		}
+		opt := newCentred(c.d, true).objective(auto.w, lam)
+		for _, sel := range []solver.Selection{solver.Auto, solver.Cyclic} {
+			s, _ := fit(sel, 1e-12)
+			got := newCentred(c.d, true).objective(s.w, lam)
+			ex, _ := new(big.Float).Quo(new(big.Float).Sub(got, opt), opt).Float64()
+			if ex > 1e-8 {
+				t.Errorf("%s, %v under glmnet's rule at 1e-12: excess %.3g over the tight solve", c.name, sel, ex)
+			}
+		}
+	}
+}
