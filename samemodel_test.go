@@ -151,8 +151,8 @@ func sameModelRuns() []sameModelRun {
 	for _, sel := range []Selection{ACF, Uniform, Cyclic} {
 		add("lasso/"+sel.String(), reg, Params{Problem: Lasso, Lambda: 5, Select: sel})
 	}
-	// The default sweeps reg's short columns in cyclic order; with ACF
-	// asked for, the same fits as before that default.
+	// The default sweeps reg's short columns in cyclic order; the /acf
+	// runs are ACF's (its warm-up in working-set order).
 	add("lasso/intercept/gap", reg, Params{Problem: Lasso, Lambda: 2, Intercept: true, GapTol: 1e-6})
 	add("lasso/intercept/gap/acf", reg, Params{Problem: Lasso, Lambda: 2, Intercept: true, GapTol: 1e-6, Select: ACF})
 	add("lasso/path", reg, Params{Problem: Lasso})

@@ -639,6 +639,17 @@ func (m *model) batch(s *msel) (float64, bool) {
 			}
 		}
 		s.active = len(b)
+	case s.warm && m.cfg.OrderedWarmup:
+		// The warm-up in index order, whole even where sweeps stream.
+		b := make([]int32, m.n)
+		for i := range b {
+			b[i] = int32(i)
+		}
+		entries = m.n
+		stop = m.walk(s, b, &pgMax, &pgMin)
+		if s.shrinking && !s.streamed {
+			m.active = slices.DeleteFunc(m.active, m.isShrunk)
+		}
 	case s.streamed:
 		var p *acf.Prefs
 		if s.acf && !s.warm {

@@ -99,6 +99,11 @@ type Config struct {
 	EarlyCheck bool
 	// Repair is what repairs do to preferences (ACF selections).
 	Repair Repair
+	// OrderedWarmup: the ACF selections' warm-up sweep visits the
+	// coordinates in index order rather than in a random one, for
+	// problems that put the likeliest movers first (the LASSO's working
+	// set: its support, then its candidates by priority).
+	OrderedWarmup bool
 	// Work is the number of non-zeros a sweep reads, for the interval
 	// between checks for cancellation.
 	Work int64

@@ -68,7 +68,7 @@ func (s Selection) stepEpochs() bool { return s == ACF || s == ACFShrink }
 
 // buffers are a Run's selection buffers, kept over its Solves.
 type buffers struct {
-	index  []int32  // Shrink: liblinear's index array; Cyclic: 0..n−1
+	index  []int32  // Shrink: liblinear's index array; Cyclic and ordered warm-ups: 0..n−1
 	shrunk []uint64 // ACFShrink: bit i set when coordinate i is shrunk
 	active []int32  // ACFShrink, whole sweeps: the coordinates not shrunk
 }
@@ -141,6 +141,19 @@ func (r *Run) newScheduler(seed uint64, streamed bool) *acf.Scheduler {
 	return acf.NewScheduler(r.n, seed)
 }
 
+// indexOrder returns 0..n−1 in buf.index (Shrink reorders that buffer,
+// so it is written anew).
+func (r *Run) indexOrder() []int32 {
+	if cap(r.buf.index) < r.n {
+		r.buf.index = make([]int32, r.n)
+	}
+	b := r.buf.index[:r.n]
+	for i := range b {
+		b[i] = int32(i)
+	}
+	return b
+}
+
 // batch does one sweep (one epoch for Cyclic, Uniform and Shrink, one
 // scheduler batch for the ACF selections, the first of which is the
 // uniform warm-up) and returns the largest violation its steps saw before
@@ -163,6 +176,12 @@ func (s *selection) batch(r *Run) (viol float64, stop bool) {
 		}
 		entries = s.active
 		stop = s.steps(r, index[:s.active], &pgMax, &pgMin)
+	case s.warm && r.cfg.OrderedWarmup:
+		entries = r.n
+		stop = s.steps(r, r.indexOrder(), &pgMax, &pgMin)
+		if s.shrinking && !s.streamed {
+			s.compactActive(r)
+		}
 	case s.streamed:
 		var p *acf.Prefs
 		if s.acf && !s.warm {

@@ -280,6 +280,45 @@ func TestACFFrequencies(t *testing.T) {
 	}
 }
 
+// TestOrderedWarmup: with Config.OrderedWarmup the ACF selections' first
+// batch visits 0..n−1 in order, whole or streamed, and the batches after
+// it are ACF's (the model checks them); without it the warm-up is a
+// random permutation, and uniform and cyclic selection ignore the flag.
+func TestOrderedWarmup(t *testing.T) {
+	const n = 30
+	inOrder := func(b []event) bool {
+		if len(b) != n {
+			return false
+		}
+		for k, e := range b {
+			if e.i != int32(k) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, sel := range []Selection{ACF, ACFShrink, Uniform} {
+		for _, tune := range []*Tuning{nil, streamed(7)} {
+			for _, ordered := range []bool{false, true} {
+				s := fixedScript(n)
+				cfg := Config{Selection: sel, Eps: 0.5, MaxEpochs: 5, OrderedWarmup: ordered, Tuning: tune}
+				check(t, s, cfg, 0, 11)
+				bs := batches(s.log)
+				if len(bs) < 3 {
+					t.Fatalf("%v streamed %v: %d batches", sel, tune != nil, len(bs))
+				}
+				want := ordered && sel != Uniform
+				if got := inOrder(bs[0]); got != want {
+					t.Errorf("%v streamed %v ordered %v: first batch in index order: %v", sel, tune != nil, ordered, got)
+				}
+				if inOrder(bs[1]) || inOrder(bs[2]) {
+					t.Errorf("%v streamed %v ordered %v: a later batch in index order", sel, tune != nil, ordered)
+				}
+			}
+		}
+	}
+}
+
 // svmCases are the small SVM duals of the shrinking tests.
 var svmCases = []struct {
 	seed uint64
