@@ -124,7 +124,7 @@ func continueLasso(ctx context.Context, prob *lasso.Problem, p Params) (steps in
 // stopping rule is the problem's, set by SetLambda).
 func lassoConfig(ctx context.Context, p Params, seed uint64, maxEpochs int) solver.Config {
 	return solver.Config{Selection: p.Select, Seed: seed, MaxEpochs: maxEpochs, ACF: p.ACF,
-		Repair: solver.RepairObserve, OrderedWarmup: true, Done: ctx.Done(), Tuning: p.Tuning}
+		Repair: solver.RepairObserve, Done: ctx.Done(), Tuning: p.Tuning}
 }
 
 // fitLasso solves at λ = lam from the problem's current point and returns

@@ -384,6 +384,7 @@ type model struct {
 	capped    bool
 	handover  bool
 	trig      bool // the problem is a Trigger
+	order     WarmupOrderer
 	cancelOK  bool // the test cancels: the log may stop where the driver polls
 	cancelled bool
 	rng       *rand.Rand
@@ -406,6 +407,7 @@ func newModel(t testing.TB, p testProblem, cfg Config, obj0 float64) *model {
 	n := p.Len()
 	m := &model{t: t, n: n, cfg: cfg, obj: obj0, epochAt: int64(n), lastViol: math.Inf(1)}
 	_, m.trig = p.(Trigger)
+	m.order, _ = p.(WarmupOrderer)
 	m.tune = DefaultTuning()
 	if cfg.Tuning != nil {
 		m.tune = *cfg.Tuning
@@ -639,12 +641,13 @@ func (m *model) batch(s *msel) (float64, bool) {
 			}
 		}
 		s.active = len(b)
-	case s.warm && m.cfg.OrderedWarmup:
-		// The warm-up in index order, whole even where sweeps stream.
+	case s.warm && m.order != nil:
+		// The problem's warm-up order, whole even where sweeps stream.
 		b := make([]int32, m.n)
 		for i := range b {
 			b[i] = int32(i)
 		}
+		m.order.WarmupOrder(b)
 		entries = m.n
 		stop = m.walk(s, b, &pgMax, &pgMin)
 		if s.shrinking && !s.streamed {

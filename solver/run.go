@@ -52,6 +52,15 @@ type StepCoster interface {
 	GainScale() []float64
 }
 
+// WarmupOrderer is implemented by problems that know where the first
+// steps pay most: the ACF selections' warm-up sweep, which steps on every
+// coordinate once to measure the gains, visits them in the order
+// WarmupOrder writes into b (a permutation of 0..n−1) rather than in a
+// random one.
+type WarmupOrderer interface {
+	WarmupOrder(b []int32)
+}
+
 // Thresholds are liblinear's shrinking thresholds: a coordinate at its
 // lower bound whose gradient is above Max, or at its upper bound with a
 // gradient below Min, leaves the active set.
@@ -99,11 +108,6 @@ type Config struct {
 	EarlyCheck bool
 	// Repair is what repairs do to preferences (ACF selections).
 	Repair Repair
-	// OrderedWarmup: the ACF selections' warm-up sweep visits the
-	// coordinates in index order rather than in a random one, for
-	// problems that put the likeliest movers first (the LASSO's working
-	// set: its support, then its candidates by priority).
-	OrderedWarmup bool
 	// Work is the number of non-zeros a sweep reads, for the interval
 	// between checks for cancellation.
 	Work int64

@@ -68,7 +68,7 @@ func (s Selection) stepEpochs() bool { return s == ACF || s == ACFShrink }
 
 // buffers are a Run's selection buffers, kept over its Solves.
 type buffers struct {
-	index  []int32  // Shrink: liblinear's index array; Cyclic and ordered warm-ups: 0..n−1
+	index  []int32  // Shrink: liblinear's index array; Cyclic: 0..n−1; ordered warm-ups
 	shrunk []uint64 // ACFShrink: bit i set when coordinate i is shrunk
 	active []int32  // ACFShrink, whole sweeps: the coordinates not shrunk
 }
@@ -81,11 +81,12 @@ type selection struct {
 	streamed  bool // see Tuning.SweepStreamMin
 	sched     *acf.Scheduler
 	prefs     *acf.Prefs
-	scale     []float64  // ACF: StepCoster's factors of the gains, or nil
-	warm      bool       // ACF: the next batch is the uniform warm-up sweep
-	th        Thresholds // shrinking thresholds: the last sweep's extreme projected gradients
-	active    int        // Shrink: the active prefix of buf.index
-	partial   int        // ACFShrink: failed passes since the last full unshrink
+	scale     []float64     // ACF: StepCoster's factors of the gains, or nil
+	warm      bool          // ACF: the next batch is the warm-up sweep
+	order     WarmupOrderer // ACF: the warm-up's order, or nil (random)
+	th        Thresholds    // shrinking thresholds: the last sweep's extreme projected gradients
+	active    int           // Shrink: the active prefix of buf.index
+	partial   int           // ACFShrink: failed passes since the last full unshrink
 }
 
 func (r *Run) newSelection(seed uint64) *selection {
@@ -115,6 +116,7 @@ func (r *Run) newSelection(seed uint64) *selection {
 		s.acf, s.warm = true, true
 		s.shrinking = s.kind == ACFShrink
 		s.prefs = acf.NewPrefs(n, r.cfg.ACF)
+		s.order, _ = r.p.(WarmupOrderer)
 		if c, ok := r.p.(StepCoster); ok {
 			s.scale = c.GainScale()[:n]
 		}
@@ -141,8 +143,8 @@ func (r *Run) newScheduler(seed uint64, streamed bool) *acf.Scheduler {
 	return acf.NewScheduler(r.n, seed)
 }
 
-// indexOrder returns 0..n−1 in buf.index (Shrink reorders that buffer,
-// so it is written anew).
+// indexOrder returns 0..n−1 in buf.index, written anew (Shrink and
+// WarmupOrder reorder it).
 func (r *Run) indexOrder() []int32 {
 	if cap(r.buf.index) < r.n {
 		r.buf.index = make([]int32, r.n)
@@ -176,9 +178,11 @@ func (s *selection) batch(r *Run) (viol float64, stop bool) {
 		}
 		entries = s.active
 		stop = s.steps(r, index[:s.active], &pgMax, &pgMin)
-	case s.warm && r.cfg.OrderedWarmup:
+	case s.warm && s.order != nil:
+		b := r.indexOrder()
+		s.order.WarmupOrder(b)
 		entries = r.n
-		stop = s.steps(r, r.indexOrder(), &pgMax, &pgMin)
+		stop = s.steps(r, b, &pgMax, &pgMin)
 		if s.shrinking && !s.streamed {
 			s.compactActive(r)
 		}

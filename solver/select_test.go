@@ -280,18 +280,27 @@ func TestACFFrequencies(t *testing.T) {
 	}
 }
 
-// TestOrderedWarmup: with Config.OrderedWarmup the ACF selections' first
-// batch visits 0..n−1 in order, whole or streamed, and the batches after
-// it are ACF's (the model checks them); without it the warm-up is a
-// random permutation, and uniform and cyclic selection ignore the flag.
-func TestOrderedWarmup(t *testing.T) {
+// reversedWarmup is a script whose warm-up order is n−1, …, 0.
+type reversedWarmup struct{ *script }
+
+func (p reversedWarmup) WarmupOrder(b []int32) {
+	for k := range b {
+		b[k] = int32(len(b) - 1 - k)
+	}
+}
+
+// TestWarmupOrder: for a WarmupOrderer the ACF selections' first batch
+// follows its order, whole or streamed, and the batches after it are
+// ACF's (the model checks them); otherwise the warm-up is a random
+// permutation, and uniform selection, without a warm-up, ignores it.
+func TestWarmupOrder(t *testing.T) {
 	const n = 30
-	inOrder := func(b []event) bool {
+	reversed := func(b []event) bool {
 		if len(b) != n {
 			return false
 		}
 		for k, e := range b {
-			if e.i != int32(k) {
+			if e.i != int32(n-1-k) {
 				return false
 			}
 		}
@@ -301,18 +310,21 @@ func TestOrderedWarmup(t *testing.T) {
 		for _, tune := range []*Tuning{nil, streamed(7)} {
 			for _, ordered := range []bool{false, true} {
 				s := fixedScript(n)
-				cfg := Config{Selection: sel, Eps: 0.5, MaxEpochs: 5, OrderedWarmup: ordered, Tuning: tune}
-				check(t, s, cfg, 0, 11)
+				var p testProblem = s
+				if ordered {
+					p = reversedWarmup{s}
+				}
+				check(t, p, Config{Selection: sel, Eps: 0.5, MaxEpochs: 5, Tuning: tune}, 0, 11)
 				bs := batches(s.log)
 				if len(bs) < 3 {
 					t.Fatalf("%v streamed %v: %d batches", sel, tune != nil, len(bs))
 				}
 				want := ordered && sel != Uniform
-				if got := inOrder(bs[0]); got != want {
-					t.Errorf("%v streamed %v ordered %v: first batch in index order: %v", sel, tune != nil, ordered, got)
+				if got := reversed(bs[0]); got != want {
+					t.Errorf("%v streamed %v ordered %v: first batch in the problem's order: %v", sel, tune != nil, ordered, got)
 				}
-				if inOrder(bs[1]) || inOrder(bs[2]) {
-					t.Errorf("%v streamed %v ordered %v: a later batch in index order", sel, tune != nil, ordered)
+				if reversed(bs[1]) || reversed(bs[2]) {
+					t.Errorf("%v streamed %v ordered %v: a later batch in the problem's order", sel, tune != nil, ordered)
 				}
 			}
 		}

@@ -1015,6 +1015,28 @@ func (u *wsProblem) Step(k, _ int32, _ solver.Thresholds) (viol, gain float64, s
 	return viol, gain, false
 }
 
+// WarmupOrder orders the warm-up sweep of a working-set run
+// (solver.WarmupOrderer): the features at zero first — the newcomers, by
+// priority where the set was capped — then the support, which the last
+// run left near its optimum. A random order spends steps where little
+// moves; runs of a few sweeps pay for it (docs/tuning.md).
+func (u *wsProblem) WarmupOrder(b []int32) {
+	s := (*Problem)(u)
+	k := 0
+	for i, j := range s.ws {
+		if s.w[j] == 0 {
+			b[k] = int32(i)
+			k++
+		}
+	}
+	for i, j := range s.ws {
+		if s.w[j] != 0 {
+			b[k] = int32(i)
+			k++
+		}
+	}
+}
+
 // GainScale is the mean cost of a step over the working set divided by
 // the cost of a step on each (its column's non-zeros plus
 // Tuning.LassoStepOps), so that ACF adapts to gain per unit of work

@@ -644,3 +644,35 @@ func TestLassoAutoSelection(t *testing.T) {
 		}
 	}
 }
+
+// The warm-up of a working-set run steps first on the set's features at
+// zero, in the set's order, then on its support.
+func TestLassoWarmupOrder(t *testing.T) {
+	d := regression(53, 50, 40, 6, 0.3, 0.1, 1, 0.2)
+	pr, err := NewData(d, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tune := solver.DefaultTuning()
+	s := New(pr, 1, &tune)
+	s.SetLambda(0.3*pr.LambdaMax(1), 0, 1e-9)
+	if f := s.Fit(solver.Config{Selection: solver.ACF, MaxEpochs: 1 << 20, Tuning: &tune}, 1); !f.Converged {
+		t.Fatal("not converged")
+	}
+	b := make([]int32, len(s.ws))
+	(*wsProblem)(s).WarmupOrder(b)
+	var zeros, support []int32
+	for k, j := range s.ws {
+		if s.w[j] == 0 {
+			zeros = append(zeros, int32(k))
+		} else {
+			support = append(support, int32(k))
+		}
+	}
+	if len(zeros) == 0 || len(support) == 0 {
+		t.Fatalf("working set of %d: %d at zero, %d in the support", len(s.ws), len(zeros), len(support))
+	}
+	if want := append(zeros, support...); !slices.Equal(b, want) {
+		t.Errorf("warm-up order %v, want %v", b, want)
+	}
+}
