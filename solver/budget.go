@@ -89,7 +89,7 @@ func (b *Budget) Prefs() *acf.Prefs {
 
 // Resumed tells the selection that its state was restored (Prefs().Restore)
 // from an earlier run: an ACF selection whose preferences have left the
-// warm-up then skips its uniform warm-up sweep.
+// warm-up then skips its warm-up sweep.
 func (b *Budget) Resumed() {
 	if p := b.Prefs(); p != nil && p.Warm() {
 		b.s.warm = false

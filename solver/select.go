@@ -158,9 +158,10 @@ func (r *Run) indexOrder() []int32 {
 
 // batch does one sweep (one epoch for Cyclic, Uniform and Shrink, one
 // scheduler batch for the ACF selections, the first of which is the
-// uniform warm-up) and returns the largest violation its steps saw before
-// stepping, and stop when a mid-batch check (cancellation, or for
-// step-counted epochs the cap or a switch) ended the run.
+// warm-up, in a random order or the WarmupOrderer's) and returns the
+// largest violation its steps saw before stepping, and stop when a
+// mid-batch check (cancellation, or for step-counted epochs the cap or a
+// switch) ended the run.
 func (s *selection) batch(r *Run) (viol float64, stop bool) {
 	pgMax, pgMin := math.Inf(-1), math.Inf(1)
 	entries := 0
