@@ -95,22 +95,11 @@ func (r *Run) newSelection(seed uint64) *selection {
 	s := &selection{kind: r.cfg.Selection, th: noShrink, streamed: n > t.SweepStreamMin}
 	switch s.kind {
 	case Cyclic:
-		if len(r.buf.index) != n {
-			r.buf.index = make([]int32, n)
-		}
-		for i := range r.buf.index {
-			r.buf.index[i] = int32(i)
-		}
+		r.indexOrder()
 	case Uniform:
 		s.sched = r.newScheduler(seed, s.streamed)
 	case Shrink:
-		if cap(r.buf.index) < n {
-			r.buf.index = make([]int32, n)
-		}
-		r.buf.index = r.buf.index[:n]
-		for i := range r.buf.index {
-			r.buf.index[i] = int32(i)
-		}
+		r.indexOrder()
 		s.active = n
 	case ACF, ACFShrink:
 		s.acf, s.warm = true, true
@@ -143,17 +132,17 @@ func (r *Run) newScheduler(seed uint64, streamed bool) *acf.Scheduler {
 	return acf.NewScheduler(r.n, seed)
 }
 
-// indexOrder returns 0..n−1 in buf.index, written anew (Shrink and
-// WarmupOrder reorder it).
+// indexOrder sets buf.index to 0..n−1, written anew (Shrink and
+// WarmupOrder reorder it), and returns it.
 func (r *Run) indexOrder() []int32 {
 	if cap(r.buf.index) < r.n {
 		r.buf.index = make([]int32, r.n)
 	}
-	b := r.buf.index[:r.n]
-	for i := range b {
-		b[i] = int32(i)
+	r.buf.index = r.buf.index[:r.n]
+	for i := range r.buf.index {
+		r.buf.index[i] = int32(i)
 	}
-	return b
+	return r.buf.index
 }
 
 // batch does one sweep (one epoch for Cyclic, Uniform and Shrink, one
