@@ -32,7 +32,8 @@ type outcome struct {
 	stderr []byte
 	model  string                     // sha256 of the model file, "" if none was written
 	report map[string]json.RawMessage // the --report json object, nil if none
-	cv     string                     // the cross-validation accuracy line
+	cv     string                     // the cross-validation lines
+	text   []string                   // all of stdout (textRun)
 	path   []string                   // the λ path table without its seconds column
 	wall   time.Duration
 }
@@ -74,6 +75,8 @@ func execute(ctx context.Context, bin string, r run, data string, timeout time.D
 	switch r.kind() {
 	case cvRun:
 		o.cv = cvLine(o.stdout)
+	case textRun:
+		o.text = strings.Split(strings.TrimRight(string(o.stdout), "\n"), "\n")
 	case pathRun:
 		o.path = pathTable(o.stdout)
 		o.report = jsonReport(o.stdout)
@@ -87,8 +90,11 @@ func execute(ctx context.Context, bin string, r run, data string, timeout time.D
 // --report json when it trains a model, DATA and MODEL.
 func commandArgs(r run, data string) []string {
 	args := append([]string{"train"}, r.args...)
-	if r.kind() == cvRun {
+	switch r.kind() {
+	case cvRun:
 		return append(args, data)
+	case textRun:
+		return append(args, data, "model")
 	}
 	return append(args, "--report", "json", data, "model")
 }
@@ -105,13 +111,16 @@ func jsonReport(stdout []byte) map[string]json.RawMessage {
 	return m
 }
 
+// cvLine returns the cross-validation lines: the accuracy, or the mean
+// squared error and squared correlation of a regression.
 func cvLine(stdout []byte) string {
+	var out []string
 	for l := range strings.SplitSeq(string(stdout), "\n") {
-		if strings.HasPrefix(l, "Cross Validation Accuracy") {
-			return strings.TrimSpace(l)
+		if strings.HasPrefix(l, "Cross Validation ") {
+			out = append(out, strings.TrimSpace(l))
 		}
 	}
-	return ""
+	return strings.Join(out, "; ")
 }
 
 // pathTable returns the lines of the printed λ path (header and one row per
@@ -248,6 +257,10 @@ func compare(a, b *outcome, ignore map[string]bool) []diff {
 		ds = append(ds, diff{field: "cv", old: a.cv, new: b.cv, ignored: ignore["cv"]})
 	}
 	ds = append(ds, compareTables(a.path, b.path, ignore)...)
+	if d := compareTables(a.text, b.text, ignore); d != nil {
+		d[0].field, d[0].ignored = "stdout", ignore["stdout"]
+		ds = append(ds, d...)
+	}
 	ds = append(ds, compareReports(a.report, b.report, ignore)...)
 	return ds
 }
@@ -289,9 +302,15 @@ func check(r run, o *outcome) string {
 	if o.exit != "0" {
 		return fmt.Sprintf("exit status %s", o.exit)
 	}
-	if r.kind() == cvRun {
+	switch r.kind() {
+	case cvRun:
 		if o.cv == "" {
-			return "no cross-validation accuracy line"
+			return "no cross-validation line"
+		}
+		return ""
+	case textRun:
+		if len(o.text) < 2 {
+			return "no output"
 		}
 		return ""
 	}

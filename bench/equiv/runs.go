@@ -30,15 +30,32 @@ type kind int
 const (
 	trainRun kind = iota // model and JSON report
 	pathRun              // model, JSON report and the λ path table
-	cvRun                // the cross-validation accuracy line only
+	cvRun                // the cross-validation lines only
+	textRun              // all of stdout (-C, λ by cross-validation) and the model
 )
 
 func (r run) kind() kind {
-	for _, a := range r.args {
+	cv, lasso, lambda := false, false, false
+	for k, a := range r.args {
 		switch a {
+		case "-C":
+			return textRun
 		case "-v":
-			return cvRun
-		case "--lambda-path", "-lambda-path":
+			cv = true
+		case "--lambda":
+			lambda = true
+		case "-s":
+			lasso = k+1 < len(r.args) && r.args[k+1] == "lasso"
+		}
+	}
+	switch {
+	case cv && lasso && !lambda:
+		return textRun
+	case cv:
+		return cvRun
+	}
+	for _, a := range r.args {
+		if a == "--lambda-path" || a == "-lambda-path" {
 			return pathRun
 		}
 	}
@@ -133,5 +150,88 @@ func runList() []run {
 	add("opt/cap/lasso", "cpusmall.svm.bz2", epochCap, "-s lasso --lambda 1e5 --select acf --max-epochs 2")
 	add("opt/cv/heart", "heart_scale.bz2", anything, "-v 5")
 	add("opt/cv/dna", "dna.scale.bz2", anything, "-v 5")
+
+	// 7. The primal Newton solvers: dense Newton, Newton-CG (> 4095
+	// weights), one-vs-rest, -R, the regression.
+	for _, s := range []string{"0", "2"} {
+		add("primal/a9a/s"+s, "a9a.bz2", anything, "-s "+s+" -c 1")
+		add("primal/heart/s"+s+"/R", "heart_scale.bz2", anything, "-s "+s+" -c 10 -B 1 -R")
+		add("primal/dna/s"+s, "dna.scale.bz2", anything, "-s "+s+" -c 1")
+		add("primal/news20bin/s"+s, "news20bin", anything, "-s "+s+" -c 1")
+	}
+	add("primal/housing/s11", "housing_scale.bz2", anything, "-s 11 -c 1")
+	add("primal/cpusmall/s11/p0", "cpusmall.svm.bz2", anything, "-s 11 -c 1 -p 0")
+
+	// 8. Crammer–Singer: every selection, the push of identical rows.
+	for _, set := range []struct{ name, file string }{{"dna", "dna.scale.bz2"}, {"iris", "iris.scale.bz2"}} {
+		for _, sel := range selections {
+			add(fmt.Sprintf("cs/%s/%s", set.name, sel), set.file, anything, "-s 4 -c 1 --select "+sel)
+		}
+	}
+	add("cs/soybean/c0.1/bias", "soybean.onehot.svm.bz2", anything, "-s 4 -c 0.1 -B 1")
+	add("cs/news20bin", "news20bin", anything, "-s 4 -c 1") // identical rows of different classes
+
+	// 9. The L1-regularised classifiers: every selection, -R, one-vs-rest.
+	for _, s := range []string{"5", "6"} {
+		for _, sel := range append([]string{"cyclic"}, selections...) {
+			add(fmt.Sprintf("l1/a1a/s%s/%s", s, sel), "a1a.bz2", anything, "-s "+s+" -c 1 --select "+sel)
+		}
+		add("l1/heart/s"+s+"/R", "heart_scale.bz2", anything, "-s "+s+" -c 10 -B 1 -R")
+		add("l1/dna/s"+s, "dna.scale.bz2", anything, "-s "+s+" -c 1")
+		add("l1/news20bin/s"+s, "news20bin", anything, "-s "+s+" -c 10")
+	}
+
+	// 10. The SVR duals: every selection, and the finishers at large C
+	// (primal Newton for -s 12, the interior-point method for -s 13).
+	for _, s := range []string{"12", "13"} {
+		for _, sel := range selections {
+			add(fmt.Sprintf("svr/housing/s%s/%s", s, sel), "housing_scale.bz2", anything, "-s "+s+" -c 1 --select "+sel)
+		}
+		add("svr/housing/s"+s+"/bias", "housing_scale.bz2", anything, "-s "+s+" -c 10 -B 1 -p 0.5")
+	}
+	add("finish/cpusmall/s12/c100", "cpusmall.svm.bz2", finisher, "-s 12 -c 100")
+	add("finish/cpusmall/s13/c10", "cpusmall.svm.bz2", finisher, "-s 13 -c 10")
+
+	// 11. The one-class SVM.
+	for _, sel := range selections {
+		add("oneclass/a1a/"+sel, "a1a.bz2", anything, "-s 21 --select "+sel)
+	}
+	add("oneclass/heart/nu0.1", "heart_scale.bz2", anything, "-s 21 -n 0.1")
+
+	// 12. The LASSO's other options and its orchestration: the elastic
+	// net, standardize, glmnet's rule, more features than examples (the
+	// working sets, the continuation, the support Newton step), the CV of
+	// one λ and λ by cross-validation.
+	add("lasso/housing/alpha", "housing_scale.bz2", anything, "-s lasso --lambda 10 --alpha 0.5 --intercept")
+	add("lasso/housing/standardize", "housing_scale.bz2", anything, "-s lasso --lambda 10 --standardize --intercept")
+	add("lasso/cpusmall/thresh", "cpusmall.svm.bz2", anything, "-s lasso --lambda 1e5 --thresh 1e-7 --intercept")
+	add("lasso/cpusmall/eps", "cpusmall.svm.bz2", anything, "-s lasso --lambda 1e5 -e 1")
+	add("lasso/golub/small", "golub_leukemia_train.svm.bz2", anything, "-s lasso --lambda 0.01 --intercept")
+	add("lasso/golub/thresh", "golub_leukemia_train.svm.bz2", anything, "-s lasso --lambda 0.01 --thresh 1e-7")
+	add("lasso/golub/path", "golub_leukemia_train.svm.bz2", anything, "-s lasso --lambda-path 30 --lambda-ratio 1e-3")
+	add("lasso/arcene/path", "arcene_train.svm.bz2", anything, "-s lasso --lambda-path 20 --intercept --standardize")
+	add("lasso/housing/path/alpha", "housing_scale.bz2", anything, "-s lasso --lambda-path 10 --alpha 0.3 --intercept")
+	add("lasso/housing/cv1", "housing_scale.bz2", anything, "-s lasso --lambda 100 -v 5")
+	add("lasso/housing/cv", "housing_scale.bz2", anything, "-s lasso -v 5 --lambda-path 20 --intercept")
+	add("lasso/housing/cv/min", "housing_scale.bz2", anything, "-s lasso -v 4 --lambda-path 10 --lambda-choice min --alpha 0.5")
+
+	// 13. Cross-validation of every family, and liblinear's -C.
+	for _, s := range []string{"0", "4", "5", "12", "21", "ww"} {
+		file := "heart_scale.bz2"
+		if s == "4" || s == "ww" {
+			file = "iris.scale.bz2"
+		}
+		if s == "12" {
+			file = "housing_scale.bz2"
+		}
+		add("cv/s"+s, file, anything, "-s "+s+" -v 5")
+	}
+	for _, s := range []string{"0", "1", "2", "3", "5", "6", "7"} {
+		add("findc/heart/s"+s, "heart_scale.bz2", anything, "-C -s "+s)
+	}
+	add("findc/heart/s1/cold", "heart_scale.bz2", anything, "-C -s 1 --cold")
+	add("findc/dna/s7", "dna.scale.bz2", anything, "-C -s 7 -v 3")
+	add("findc/housing/s11", "housing_scale.bz2", anything, "-C -s 11 -v 3")
+	add("findc/housing/s12", "housing_scale.bz2", anything, "-C -s 12 -v 3 -p 2")
 	return rs
 }

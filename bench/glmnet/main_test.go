@@ -132,6 +132,12 @@ func TestDryRun(t *testing.T) {
 	if _, err := exec.LookPath(o.Rscript); err != nil {
 		o.Rscript = ""
 	}
+	// The excess is measured against the best objective of the tools that
+	// ran: with neither R's glmnet nor scikit-learn there is none.
+	anchored := o.Rscript != ""
+	if err := exec.Command(o.Python, "-c", "import sklearn, scipy, numpy").Run(); err == nil {
+		anchored = true
+	}
 	var out bytes.Buffer
 	if err := run(context.Background(), o, &out); err != nil {
 		t.Fatal(err)
@@ -158,7 +164,7 @@ func TestDryRun(t *testing.T) {
 		if len(f) < 14 {
 			continue // the sets' table
 		}
-		if f[9] == "–" || strings.Contains(line, "error:") {
+		if f[9] == "–" && anchored || strings.Contains(line, "error:") {
 			t.Errorf("acfcd has no excess or an error: %s", line)
 		}
 	}
