@@ -40,6 +40,9 @@ import (
 	"github.com/acfcd/acfcd/acf"
 	"github.com/acfcd/acfcd/model"
 	solver "github.com/acfcd/acfcd/solver"
+	"github.com/acfcd/acfcd/solver/fit"
+	"github.com/acfcd/acfcd/solver/l1"
+	"github.com/acfcd/acfcd/solver/lasso"
 )
 
 // Problem is what Train fits: liblinear's solver types, named after its -s
@@ -89,30 +92,11 @@ const (
 	OneClassSVM
 )
 
-// problemFlags are the problems' -s values, their keys in model's table
-// of solver types (which has their names).
-var problemFlags = [...]string{
-	SquaredHingeDual:   "1",
-	HingeDual:          "3",
-	LogisticDual:       "7",
-	Lasso:              "lasso",
-	WestonWatkins:      "ww",
-	LogisticPrimal:     "0",
-	SquaredHingePrimal: "2",
-	CrammerSinger:      "4",
-	L1SquaredHinge:     "5",
-	L1Logistic:         "6",
-	SquaredSVRPrimal:   "11",
-	SquaredSVRDual:     "12",
-	SVRDual:            "13",
-	OneClassSVM:        "21",
-}
-
 func (p Problem) solverType() (model.SolverType, bool) {
-	if int(p) >= len(problemFlags) {
+	if int(p) >= len(families) {
 		return model.SolverType{}, false
 	}
-	return model.SolverTypeByFlag(problemFlags[p])
+	return model.SolverTypeByFlag(families[p].flag)
 }
 
 // String returns the problem's solver_type name, e.g. "L2R_L2LOSS_SVC_DUAL".
@@ -134,7 +118,7 @@ func (p Problem) Flag() string {
 // ParseProblem returns the problem named s: a value of -s ("1", "3", "7",
 // "lasso", "ww") or a solver_type name ("L2R_LR_DUAL").
 func ParseProblem(s string) (Problem, error) {
-	for p := range Problem(len(problemFlags)) {
+	for p := range Problem(len(families)) {
 		st, _ := p.solverType()
 		if s == st.Flag || s == st.Name {
 			return p, nil
@@ -168,9 +152,6 @@ func (p Problem) kind() model.Kind {
 	return st.Kind
 }
 
-// dual reports whether the problem is one of liblinear's duals (-s 1, 3, 7).
-func (p Problem) dual() bool { return p <= LogisticDual }
-
 // Selection is a coordinate-selection rule; the zero value, AutoSelection,
 // is the problem's default (acf+shrink for -s 1, 3, 5 and 6, acf otherwise).
 type Selection = solver.Selection
@@ -193,23 +174,13 @@ const (
 // is AutoSelection).
 func ParseSelection(s string) (Selection, error) { return solver.ParseSelection(s) }
 
-// Tuning holds the solvers' constants that were chosen by measurement
-// (docs/tuning.md); nil in Params means DefaultTuning. For measurements.
-type Tuning = solver.Tuning
-
-// DefaultTuning returns the solvers' default constants.
-func DefaultTuning() Tuning { return solver.DefaultTuning() }
-
 // Defaults.
 const (
 	// DefaultMaxEpochs is liblinear 2.3.0's max_iter for the dual solvers
 	// (and the Weston–Watkins SVM's cap).
 	DefaultMaxEpochs = 1000
-	// DefaultLassoMaxEpochs caps LASSO epochs: scikit-learn's default
-	// max_iter times 100, since p >> n problems such as arcene need
-	// thousands of epochs; the cap should only catch a run that cannot
-	// converge.
-	DefaultLassoMaxEpochs = 100000
+	// DefaultLassoMaxEpochs caps LASSO epochs (see lasso.DefaultMaxEpochs).
+	DefaultLassoMaxEpochs = lasso.DefaultMaxEpochs
 	// DefaultSeed is the seed that Params.Seed = 0 stands for (and the
 	// default of acfcd train --seed).
 	DefaultSeed = 1
@@ -217,6 +188,8 @@ const (
 	DefaultP = 0.1
 	// DefaultNu is the one-class SVM's ν (liblinear's -n default).
 	DefaultNu = 0.5
+	// DefaultL1Eps is liblinear's default -e for -s 5 and 6.
+	DefaultL1Eps = l1.DefaultEps
 )
 
 // Params are the training options, named after liblinear-train's flags.
@@ -247,9 +220,9 @@ type Params struct {
 	// acfcd train does before it fills this map.)
 	Weights map[float64]float64
 	// Select is the coordinate selection (zero: the problem's default).
-	// The LASSO's default is ACF on each working set whose columns hold
-	// Tuning.LassoACFMinNNZ non-zeros or more on average, cyclic order on
-	// the others; its Result.Select is then "auto".
+	// The LASSO's default is ACF on each working set whose columns are
+	// long enough (lasso.Tuning.LassoACFMinNNZ non-zeros on average),
+	// cyclic order on the others; its Result.Select is then "auto".
 	Select Selection
 	// Seed seeds every random choice; the same seed gives a bit-identical
 	// model. 0 means DefaultSeed.
@@ -314,79 +287,13 @@ type Params struct {
 	// classes and cross-validation folds train in parallel, so calls may
 	// come from several goroutines, but never two at once.
 	Progress func(Progress)
-	// Tuning replaces the solvers' measured constants (nil: the defaults).
-	Tuning *Tuning
 
 	trace func(format string, args ...any) // tests: a line per pass and finisher step
-	warm  *warmStart                       // FindC: the duals start from the previous C's solutions
+	warm  any                              // FindC: a fold's solutions at the previous C (the family's type)
 }
 
 // Progress reports the state of one subproblem at the end of an epoch.
-type Progress struct {
-	Fold      int     // cross-validation fold, from 1 (0 outside CrossValidate)
-	Class     int     // one-vs-rest subproblem (0 for a binary problem)
-	Epoch     int     // epochs done
-	Violation float64 // largest KKT violation seen in the last sweep
-	Objective float64 // current objective (for the duals liblinear's dual)
+type Progress = fit.Progress
 
-	// Label is the class label of Class, the positive class of its
-	// subproblem, and Subproblems the number of subproblems in all (1 for
-	// a binary problem; 0 where the solver does not report them).
-	Label       float64
-	Subproblems int
-}
-
-// Result describes a training run. For a multi-class problem trained one
-// vs rest the counts are sums over the subproblems in Classes, Objective,
-// Primal and Gap are sums, Violation is the largest, and Converged holds
-// when every subproblem converged.
-type Result struct {
-	Solver     string // the solver_type name, e.g. "L2R_L1LOSS_SVC_DUAL"
-	Select     string
-	C, Eps     float64
-	Iterations int64   // coordinate steps (gradient evaluations while optimising)
-	Epochs     int     // sweeps (ACF selections: steps/n, rounded up)
-	Operations int64   // non-zeros touched: steps, passes and finishers
-	Seconds    float64 // wall time of training
-	// Objective is the objective as liblinear prints it ("Objective
-	// value"), minimised: for -s 1/3, ½αᵀ(Q+D)α − Σα; for -s 7,
-	// ½αᵀQα + Σ[α log α + (C−α) log(C−α) − C log C]; for the
-	// Weston–Watkins SVM its dual likewise; for the LASSO F(w).
-	Objective float64
-	// Primal is the primal objective at the returned model (for the duals
-	// ½‖w‖² + Σ C_i·loss_i, the function liblinear's primal solvers print).
-	Primal float64
-	// Gap is the duality gap at the returned model (Primal + Objective for
-	// the duals, whose printed objective is minus the dual function).
-	Gap float64
-	// Violation is the largest KKT violation over all coordinates, from a
-	// full pass at the returned model (-s 1/3: |projected gradient|, at
-	// most Eps/2 when converged, so that PGmax − PGmin ≤ Eps as in
-	// liblinear's criterion; -s 7: |∂f/∂α_i|, at most Eps). A cancelled run
-	// skips that pass to stop at once: Violation is then the largest seen
-	// in the last sweep, and Gap is NaN, and so is Primal but for the
-	// LASSO (whose objective is its primal, computed without the pass).
-	// For -s 5 and 6 it is liblinear's stopping quantity, ‖∇^S F(w)‖₁
-	// divided by ‖∇^S F(0)‖₁·max(min(pos, neg), 1)/ℓ, at most Eps when
-	// converged (NaN when cancelled).
-	Violation float64
-	NNZW      int // non-zero weights in the model (bias included)
-	// SupportVectors counts the examples with α_i ≠ 0 (the dual solvers;
-	// liblinear's "nSV"), or −1 where it does not apply.
-	SupportVectors int
-	// NewtonSteps are the steps of the finishers (primal Newton steps,
-	// Newton-CG iterations, for -s 3 and 13 interior-point iterations); 0 when
-	// coordinate descent alone converged (and for -s 5 and 6, which have
-	// none).
-	NewtonSteps int
-	// NewtonFirst: the finisher's first Newton steps were chosen up front
-	// from the data's shape (few features: -s 1 and 7 start with primal
-	// Newton, or take it after one dual epoch), not by a stalling dual.
-	NewtonFirst bool
-	Converged   bool
-	HitEpochCap bool
-	Cancelled   bool
-	// Warnings are non-fatal remarks, e.g. a -wi label that does not occur.
-	Warnings []string
-	Classes  []Result // per one-vs-rest subproblem (empty for binary)
-}
+// Result describes a training run (see fit.Result for its fields).
+type Result = fit.Result

@@ -3,16 +3,14 @@ package acfcd
 import (
 	"context"
 	"errors"
-	"fmt"
-	"github.com/acfcd/acfcd/internal/crand"
 	"runtime"
-	"strings"
-	"sync"
-	"sync/atomic"
+
+	"github.com/acfcd/acfcd/internal/compsum"
+	"github.com/acfcd/acfcd/internal/folds"
+	"github.com/acfcd/acfcd/solver/fit"
 
 	"github.com/acfcd/acfcd/internal/fault"
 	"github.com/acfcd/acfcd/internal/procs"
-	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/kernel"
 )
 
@@ -36,35 +34,15 @@ type CVResult struct {
 	Results []*Result
 }
 
-// CVInterruptedError is CrossValidate's error when ctx was cancelled while
-// folds were training. It wraps ctx.Err().
-type CVInterruptedError struct {
-	Folds []int // 1-based numbers of the folds cut short, increasing
-	Err   error // ctx.Err()
-}
-
-func (e *CVInterruptedError) Error() string {
-	s := make([]string, len(e.Folds))
-	for k, f := range e.Folds {
-		s[k] = fmt.Sprint(f)
-	}
-	if len(s) == 1 {
-		return "cross validation interrupted in fold " + s[0]
-	}
-	return "cross validation interrupted in folds " + strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
-}
-
-func (e *CVInterruptedError) Unwrap() error { return e.Err }
-
-// cvMemoryFloor is the fold copies that concurrent folds may add on top of
-// the sequential cross-validation's whatever the size of the data (see
-// cvConcurrency).
-const cvMemoryFloor = 512 << 20
+// CVInterruptedError is the error of CrossValidate and FindC when ctx
+// was cancelled while folds were training; it names the folds cut short
+// and wraps ctx.Err().
+type CVInterruptedError = folds.Interrupted
 
 // CrossValidate is liblinear's -v, for every problem: the rows of d are
 // shuffled once as liblinear shuffles them (glibc's rand() after
 // srand(p.Seed), so the default seed gives liblinear's own folds) and cut
-// into folds parts of near-equal size; a model trained on all but one part predicts that part. The
+// into nfolds parts of near-equal size; a model trained on all but one part predicts that part. The
 // result has the accuracy (classifiers, the one-class SVM) and the mean
 // squared error and squared correlation (regression). An error of a fold is returned as
 // "fold N: ..." for the first such fold; a cancelled ctx gives a
@@ -74,169 +52,64 @@ const cvMemoryFloor = 512 << 20
 // cvConcurrency), each exactly as Train would train it alone: the result,
 // predictions included, is the same at any GOMAXPROCS. p.Progress, if set,
 // is called with Progress.Fold set, never for two folds at once.
-func CrossValidate(ctx context.Context, d *Dataset, p Params, folds int) (res *CVResult, err error) {
+func CrossValidate(ctx context.Context, d *Dataset, p Params, nfolds int) (res *CVResult, err error) {
 	if err := kernel.EnvError(); err != nil {
 		return nil, err
 	}
 	defer fault.Guard()()
 	defer fault.Recover(source(d), &err)
-	if d == nil || d.Rows == 0 {
-		return nil, errors.New("no training examples")
-	}
-	if folds < 2 {
-		return nil, fmt.Errorf("%d-fold cross-validation: need at least 2 folds", folds)
-	}
-	if folds > d.Rows {
-		return nil, fmt.Errorf("%d-fold cross-validation: more folds than the %d examples", folds, d.Rows)
-	}
-	if err := checkData(d); err != nil {
+	if err := checkFolds(d, "folds", nfolds); err != nil {
 		return nil, err
 	}
-	if err := checkSquares(d, p.Bias); err != nil {
-		return nil, err // before the folds, so that the message names no fold
+	if err := checkRows(d, p); err != nil {
+		return nil, err
 	}
 	if p.Seed == 0 {
 		p.Seed = DefaultSeed
 	}
-	perm := foldPerm(d.Rows, p.Seed)
+	perm := folds.Perm(d.Rows, p.Seed)
 
 	nprocs := runtime.GOMAXPROCS(0)
-	conc := cvConcurrency(d, p, folds, nprocs)
+	conc := cvConcurrency(d, p, nfolds, nprocs)
 	// The fold goroutines hold conc tokens, the rest are spare for the
-	// classes and KKT passes inside the folds (procs.go).
+	// classes and KKT passes inside the folds (internal/procs).
 	pool := procs.NewPool(nprocs - conc)
-
-	res = &CVResult{Folds: folds, Rows: d.Rows, Predicted: make([]float64, d.Rows), Results: make([]*Result, folds)}
-	errs := make([]error, folds)
-	cancelled := make([]bool, folds)
-	correct := make([]int, folds)
-	cancels := make([]context.CancelFunc, folds)
-	var mu sync.Mutex     // guards cancels
-	var progMu sync.Mutex // the user's Progress is called for one fold at a time
-	var next atomic.Int64
-	var failed atomic.Int64 // lowest fold with an error: later folds are not started
-	failed.Store(int64(folds))
-	fail := func(f int) {
-		for {
-			e := failed.Load()
-			if int64(f) >= e || failed.CompareAndSwap(e, int64(f)) {
-				break
-			}
-		}
-		mu.Lock()
-		for g := f + 1; g < folds; g++ {
-			if cancels[g] != nil {
-				cancels[g]() // its outcome no longer matters
-			}
-		}
-		mu.Unlock()
-	}
-
-	runFold := func(f int) (err error) {
+	res = &CVResult{Folds: nfolds, Rows: d.Rows, Predicted: make([]float64, d.Rows), Results: make([]*Result, nfolds)}
+	correct := make([]int, nfolds)
+	progress := fit.LockedProgress(p.Progress) // for one fold at a time
+	err = folds.Run(ctx, nfolds, conc, pool, func(ctx context.Context, f int) (cut bool, err error) {
 		// The fold reads d (Subset, the predictions), which may be a
 		// mapped cache: the same fault guard as Train's goroutines.
 		defer fault.Guard()()
 		defer fault.Recover(source(d), &err)
-		fctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		mu.Lock()
-		cancels[f] = cancel
-		stop := failed.Load() < int64(f)
-		mu.Unlock()
-		if stop {
-			return nil
-		}
-		lo, hi := f*d.Rows/folds, (f+1)*d.Rows/folds
+		lo, hi := f*d.Rows/nfolds, (f+1)*d.Rows/nfolds
 		train := append(append([]int(nil), perm[:lo]...), perm[hi:]...)
 		pf := p
-		if p.Progress != nil {
-			user := p.Progress
+		if progress != nil {
 			pf.Progress = func(pr Progress) {
 				pr.Fold = f + 1
-				progMu.Lock()
-				defer progMu.Unlock()
-				user(pr)
+				progress(pr)
 			}
 		}
-		m, r, err := trainWith(fctx, d.Subset(train), pf, pool)
+		m, r, err := trainWith(ctx, d.Subset(train), pf, pool)
 		if r != nil && r.Cancelled {
 			res.Results[f] = r
-			cancelled[f] = true
-			return nil
+			return true, nil
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 		res.Results[f] = r
-		var buf []float64
-		for _, i := range perm[lo:hi] {
-			a, b := d.RowPtr[i], d.RowPtr[i+1]
-			var val []float64
-			if d.Value != nil {
-				val = d.Value[a:b:b]
-			} else { // float32 storage
-				buf = buf[:0]
-				for _, v := range d.Value32[a:b] {
-					buf = append(buf, float64(v))
-				}
-				val = buf
-			}
-			y := m.Predict(d.Index[a:b:b], val)
+		folds.Predict(m, d, perm[lo:hi], func(i int, y float64) {
 			res.Predicted[i] = y
 			if y == d.Label[i] {
 				correct[f]++
 			}
-		}
-		return nil
-	}
-
-	var wg sync.WaitGroup
-	for range conc {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer pool.Give(1) // no fold left: lend the processor to the folds still running
-			for {
-				f := int(next.Add(1) - 1)
-				if f >= folds || int64(f) > failed.Load() {
-					return
-				}
-				if ctx.Err() != nil {
-					continue // not started; the folds running report the interruption
-				}
-				if err := runFold(f); err != nil {
-					errs[f] = err
-					fail(f)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-
-	// The outcome is that of the first fold that failed or was cut
-	// short, as if the folds had run one after another.
-	var intr *CVInterruptedError
-	for f := range folds {
-		switch {
-		case errs[f] != nil && intr == nil:
-			return nil, fmt.Errorf("fold %d: %w", f+1, errs[f])
-		case cancelled[f]:
-			if intr == nil {
-				intr = &CVInterruptedError{Err: ctx.Err()}
-			}
-			intr.Folds = append(intr.Folds, f+1)
-		}
-	}
-	if intr == nil && ctx.Err() != nil {
-		// Cancelled between folds: none was cut short, but some never ran.
-		for f := range folds {
-			if res.Results[f] == nil {
-				return nil, &CVInterruptedError{Folds: []int{f + 1}, Err: ctx.Err()}
-			}
-		}
-	}
-	if intr != nil {
-		return nil, intr
+		})
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, c := range correct {
 		res.Correct += c
@@ -254,45 +127,237 @@ func CrossValidate(ctx context.Context, d *Dataset, p Params, folds int) (res *C
 // only GOMAXPROCS/nsub folds do (one when there are at least as many
 // classes as processors: the classes share them). Processors left over
 // (and those of folds that finished) go to the classes and KKT passes
-// inside the folds, through the pool.
-//
-// Memory: each running fold holds its own copy of its training rows
-// (Dataset.Subset copies: the solvers index rows by position in plain CSR
-// arrays, and a view through a row map would put an indirection in every
-// coordinate step, while the copy also lays the fold's rows out in the
-// order they are trained), about (folds−1)/folds of the data, plus the
-// solver's per-example and per-feature arrays. Sequential
-// cross-validation holds one such copy; the folds run concurrently add at
-// most the size of the data itself in copies (or cvMemoryFloor, for small
-// data), so peak memory stays within about twice that of the sequential
-// run. With two processors that always allows two folds.
-func cvConcurrency(d *dataio.Dataset, p Params, folds, procs int) int {
+// inside the folds, through the pool. Memory: folds.Concurrency.
+func cvConcurrency(d *Dataset, p Params, nfolds, procs int) int {
 	nsub := 1
 	if p.Problem != WestonWatkins {
-		if labels, _, err := groupClasses(d.Label); err == nil && len(labels) > 2 {
+		if labels, _, err := fit.Classes(d.Label); err == nil && len(labels) > 2 {
 			nsub = len(labels)
 		}
 	}
-	c := min(folds, procs, max(1, procs/nsub))
-	if c <= 1 {
-		return 1
-	}
-	nnz := uint64(d.RowPtr[d.Rows])
-	valBytes := uint64(8)
-	if d.Value == nil {
-		valBytes = 4
-	}
 	rows := uint64(d.Rows)
-	data := rows*16 + nnz*(4+valBytes) // row pointers, labels, indices, values
-	trainRows := rows - rows/uint64(folds)
-	fold := data/uint64(folds)*uint64(folds-1) + trainRows*48 + // copy; α, C−α, y, ‖x‖², shrinking lists
-		uint64(d.Features+1)*8*uint64(nsub+1) // w of the model, the worker's
-	budget := max(uint64(cvMemoryFloor), data)
-	return int(min(uint64(c), 1+budget/max(fold, 1)))
+	trainRows := rows - rows/uint64(nfolds)
+	// α, C−α, y, ‖x‖², shrinking lists; w of the model, the worker's.
+	return folds.Concurrency(d, nfolds, min(nfolds, procs, max(1, procs/nsub)), trainRows*48+uint64(d.Features+1)*8*uint64(nsub+1))
 }
 
-// foldPerm is the order of the rows whose i·ℓ/k-th to (i+1)·ℓ/k-th
-// entries are fold i: liblinear's own permutation, drawn with the C
-// library's rand() (glibc's) after srand(seed mod 2³²), so that the
-// default seed, 1, gives the folds of liblinear-train -v and -C.
-func foldPerm(rows int, seed uint64) []int { return crand.Perm(rows, uint32(seed)) }
+// checkFolds refuses data without rows and a number of folds (the
+// parameter named param) that cannot cut it.
+func checkFolds(d *Dataset, param string, folds int) error {
+	switch {
+	case d == nil || d.Rows == 0:
+		return errors.New("no training examples")
+	case folds < 2:
+		return paramError(param, folds, "cross-validation needs at least 2 folds")
+	case folds > d.Rows:
+		return paramError(param, folds, "more folds than the %d examples", d.Rows)
+	}
+	return nil
+}
+
+// checkRows refuses data that every fold would refuse, before the folds,
+// so that no message names a fold.
+func checkRows(d *Dataset, p Params) error {
+	if err := fit.CheckData(d); err != nil {
+		return err
+	}
+	return fit.CheckSquares(d, p.Bias)
+}
+
+// DefaultCVFolds is cv.glmnet's nfolds.
+const DefaultCVFolds = 10
+
+// CVPathOptions configures CrossValidatePath. The zero value is
+// cv.glmnet's defaults: 10 folds drawn from Params.Seed, glmnet's λ
+// sequence fitted on the whole data.
+type CVPathOptions struct {
+	// Folds is the number of folds K ≥ 2 (0: DefaultCVFolds). Ignored
+	// when FoldID is given.
+	Folds int
+	// FoldID is cv.glmnet's foldid: the fold, 1 to K, of each row of the
+	// data, every fold non-empty. nil draws it from Params.Seed (FoldIDs).
+	FoldID []int
+	// Lambdas is the λ sequence (non-increasing). nil fits
+	// LambdaSequence(d, p, N, Ratio) on the whole data with glmnet's
+	// early stop, as cv.glmnet does, and cross-validates the λ of that
+	// fit.
+	Lambdas []float64
+	N       int     // path length when Lambdas is nil (0: DefaultPathLength)
+	Ratio   float64 // λ_min/λ_max when Lambdas is nil (0: glmnet's)
+}
+
+// CVPathResult is cv.glmnet's answer.
+type CVPathResult struct {
+	Lambda []float64 // the λ sequence, largest first
+	// MeanError is cv.glmnet's cvm: the mean squared error of the
+	// held-out predictions, the folds' MSEs averaged with the folds'
+	// sizes as weights. SE is its cvsd, the standard error
+	// sqrt(Σ_k n_k (e_k − cvm)² / Σ_k n_k / (K − 1)).
+	MeanError, SE []float64
+	// FoldError[k][j] is the MSE of fold k+1 at Lambda[j].
+	FoldError [][]float64
+	// NNZ is the non-zero weights of the whole data's fit at each λ
+	// (cv.glmnet's nzero).
+	NNZ []int
+	// IndexMin is the largest λ with the least MeanError (cv.glmnet's
+	// lambda.min); Index1SE the largest λ whose MeanError is at most
+	// MeanError + SE at IndexMin (lambda.1se).
+	IndexMin, Index1SE   int
+	LambdaMin, Lambda1SE float64
+	// FoldID is the fold of each row, 1 to K.
+	FoldID []int
+	Folds  int
+	// Path is the fit on the whole data at each λ, with its models.
+	Path []PathPoint
+}
+
+// FoldIDs returns cv.glmnet's default fold assignment for rows rows:
+// rep(1:folds, length = rows) in an order shuffled by seed (0: DefaultSeed).
+func FoldIDs(rows, nfolds int, seed uint64) []int {
+	if seed == 0 {
+		seed = DefaultSeed
+	}
+	return folds.IDs(rows, nfolds, seed)
+}
+
+// CrossValidatePath is cv.glmnet for the LASSO (and the elastic net of
+// p.Alpha): the path is fitted on the whole data, then on each fold's
+// complement (warm starts, every λ, as cv.glmnet fits its folds), each
+// held-out row is predicted at every λ, and the squared
+// errors give MeanError, SE, λ.min and λ.1se by cv.glmnet's definitions.
+// p is used as by TrainPathLambdas. As in cv.glmnet, whose loss is
+// averaged over the rows, the penalty keeps its weight per row: a fold
+// with ℓ_k training rows of the ℓ is fitted at λ·ℓ_k/ℓ. Folds train concurrently, up to
+// GOMAXPROCS at once; the result is the same at any GOMAXPROCS and, for
+// the same p.Seed and options, on every run.
+//
+// When ctx is cancelled it returns an error wrapping ctx.Err().
+func CrossValidatePath(ctx context.Context, d *Dataset, p Params, o CVPathOptions) (res *CVPathResult, err error) {
+	if err := kernel.EnvError(); err != nil {
+		return nil, err
+	}
+	defer fault.Guard()()
+	defer fault.Recover(source(d), &err)
+	if d == nil || d.Rows == 0 {
+		return nil, errors.New("no training examples")
+	}
+	ids, nfolds, err := cvFolds(d, p.Seed, o)
+	if err != nil {
+		return nil, err
+	}
+	var full []PathPoint
+	if o.Lambdas != nil {
+		full, err = TrainPathLambdas(ctx, d, p, o.Lambdas)
+	} else {
+		full, err = TrainPath(ctx, d, p, o.N, o.Ratio)
+	}
+	if err != nil {
+		return nil, err
+	}
+	lams := make([]float64, len(full))
+	nnz := make([]int, len(full))
+	for j, pt := range full {
+		lams[j], nnz[j] = pt.Lambda, pt.NNZ
+	}
+
+	members := make([][]int, nfolds) // rows of each fold, in row order
+	for i, f := range ids {
+		members[f-1] = append(members[f-1], i)
+	}
+	sse := make([][]float64, nfolds)
+	conc := folds.Concurrency(d, nfolds, min(nfolds, runtime.GOMAXPROCS(0)), uint64(d.Features+1)*8*4) // the fold's path of models
+	spare := procs.NewPool(runtime.GOMAXPROCS(0) - conc)                                               // the folds' passes share what the folds leave
+	err = folds.Run(ctx, nfolds, conc, spare, func(ctx context.Context, f int) (cut bool, err error) {
+		defer fault.Guard()()
+		defer fault.Recover(source(d), &err)
+		sse[f], err = cvFoldSSE(ctx, d, p, ids, f+1, members[f], lams, spare)
+		return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res = &CVPathResult{Lambda: lams, NNZ: nnz, FoldID: ids, Folds: nfolds, Path: full,
+		FoldError: make([][]float64, nfolds)}
+	sizes := make([]float64, nfolds)
+	for f := range nfolds {
+		sizes[f] = float64(len(members[f]))
+		res.FoldError[f] = make([]float64, len(lams))
+		for j := range lams {
+			res.FoldError[f][j] = sse[f][j] / sizes[f]
+		}
+	}
+	res.MeanError, res.SE = folds.Stats(res.FoldError, sizes)
+	res.IndexMin, res.Index1SE = folds.Choose(res.MeanError, res.SE)
+	res.LambdaMin, res.Lambda1SE = lams[res.IndexMin], lams[res.Index1SE]
+	return res, nil
+}
+
+// cvFolds resolves the fold of each row and the number of folds.
+func cvFolds(d *Dataset, seed uint64, o CVPathOptions) ([]int, int, error) {
+	if o.FoldID == nil {
+		k := o.Folds
+		if k == 0 {
+			k = DefaultCVFolds
+		}
+		if err := checkFolds(d, "CVPathOptions.Folds", k); err != nil {
+			return nil, 0, err
+		}
+		return FoldIDs(d.Rows, k, seed), k, nil
+	}
+	rows := d.Rows
+	if len(o.FoldID) != rows {
+		return nil, 0, paramError("CVPathOptions.FoldID", len(o.FoldID), "%d fold ids for %d examples", len(o.FoldID), rows)
+	}
+	k := 0
+	for i, f := range o.FoldID {
+		if f < 1 || f > rows {
+			return nil, 0, paramError("CVPathOptions.FoldID", f, "the fold of example %d must be 1 to the number of folds", i+1)
+		}
+		k = max(k, f)
+	}
+	seen := make([]bool, k)
+	for _, f := range o.FoldID {
+		seen[f-1] = true
+	}
+	for f, s := range seen {
+		if !s {
+			return nil, 0, paramError("CVPathOptions.FoldID", f+1, "fold %d of %d has no example", f+1, k)
+		}
+	}
+	if err := checkFolds(d, "CVPathOptions.FoldID", k); err != nil {
+		return nil, 0, err
+	}
+	return append([]int(nil), o.FoldID...), k, nil
+}
+
+// cvFoldSSE fits the path on the rows outside fold f and returns the sum
+// of squared errors of fold f's rows (held, in row order) at each λ.
+func cvFoldSSE(ctx context.Context, d *Dataset, p Params, ids []int, f int, held []int, lams []float64, pool *procs.Pool) ([]float64, error) {
+	train := make([]int, 0, d.Rows-len(held))
+	for i, g := range ids {
+		if g != f {
+			train = append(train, i)
+		}
+	}
+	// glmnet's loss is 1/(2ℓ)‖y − Xw − b‖²: cv.glmnet fits a fold at the
+	// whole data's λ/ℓ, which in acfcd's unscaled loss is λ·ℓ_fold/ℓ.
+	scale := float64(len(train)) / float64(d.Rows)
+	flams := make([]float64, len(lams))
+	for j, lam := range lams {
+		flams[j] = lam * scale
+	}
+	pts, err := trainPathLambdas(ctx, d.Subset(train), p, flams, pool)
+	if err != nil {
+		return nil, err
+	}
+	sse := make([]float64, len(lams))
+	for j, pt := range pts {
+		var s compsum.Sum
+		folds.Predict(pt.Model, d, held, func(i int, y float64) {
+			r := d.Label[i] - y
+			s.Add(float64(r * r))
+		})
+		sse[j] = s.Value()
+	}
+	return sse, nil
+}

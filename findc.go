@@ -10,11 +10,9 @@ import (
 	"time"
 
 	"github.com/acfcd/acfcd/internal/fault"
-	"github.com/acfcd/acfcd/internal/fmath"
+	"github.com/acfcd/acfcd/internal/folds"
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/kernel"
-	"github.com/acfcd/acfcd/solver/dual"
-	"github.com/acfcd/acfcd/solver/finish"
 )
 
 // The constants of liblinear's parameter search (find_parameters).
@@ -112,7 +110,7 @@ type CSearch struct {
 // A cancelled ctx stops the search soon: FindC returns the points done,
 // with an error that wraps ctx.Err(). An error of a fold is returned as
 // "C = X: fold N: ...".
-func FindC(ctx context.Context, d *Dataset, p Params, folds int, opt SearchOptions) (cs *CSearch, err error) {
+func FindC(ctx context.Context, d *Dataset, p Params, nfolds int, opt SearchOptions) (cs *CSearch, err error) {
 	if err := kernel.EnvError(); err != nil {
 		return nil, err
 	}
@@ -124,14 +122,8 @@ func FindC(ctx context.Context, d *Dataset, p Params, folds int, opt SearchOptio
 	case OneClassSVM:
 		return nil, errors.New("parameter search: the one-class SVM has no C (its parameter is ν, -n)")
 	}
-	if d == nil || d.Rows == 0 {
-		return nil, errors.New("no training examples")
-	}
-	if folds < 2 {
-		return nil, fmt.Errorf("%d-fold cross-validation: need at least 2 folds", folds)
-	}
-	if folds > d.Rows {
-		return nil, fmt.Errorf("%d-fold cross-validation: more folds than the %d examples", folds, d.Rows)
+	if err := checkFolds(d, "folds", nfolds); err != nil {
+		return nil, err
 	}
 	if !(opt.StartC >= 0) || math.IsInf(opt.StartC, 0) {
 		return nil, fmt.Errorf("parameter search: the first C must be a positive finite number, got %g", opt.StartC)
@@ -139,10 +131,7 @@ func FindC(ctx context.Context, d *Dataset, p Params, folds int, opt SearchOptio
 	if !(opt.StartP >= 0) || math.IsInf(opt.StartP, 0) {
 		return nil, fmt.Errorf("parameter search: the first ε must be a non-negative finite number, got %g", opt.StartP)
 	}
-	if err := checkData(d); err != nil {
-		return nil, err
-	}
-	if err := checkSquares(d, p.Bias); err != nil {
+	if err := checkRows(d, p); err != nil {
 		return nil, err
 	}
 	q := p
@@ -154,12 +143,12 @@ func FindC(ctx context.Context, d *Dataset, p Params, folds int, opt SearchOptio
 	}
 	start := time.Now()
 	nprocs := runtime.GOMAXPROCS(0)
-	f := &finder{d: d, folds: folds, opt: opt, regression: p.Problem.Regression(),
-		perm: foldPerm(d.Rows, p.Seed), // CrossValidate's folds
-		conc: cvConcurrency(d, p, folds, nprocs), nprocs: nprocs,
-		subs: make([]*Dataset, folds), keep: keepFoldCopies(d, folds),
+	f := &finder{d: d, folds: nfolds, opt: opt, regression: p.Problem.Regression(),
+		perm: folds.Perm(d.Rows, p.Seed), // CrossValidate's folds
+		conc: cvConcurrency(d, p, nfolds, nprocs), nprocs: nprocs,
+		subs: make([]*Dataset, nfolds), keep: keepFoldCopies(d, nfolds),
 		labels: append([]float64(nil), d.Label...)} // read here, under the fault guard
-	f.cs = &CSearch{Folds: folds, Best: -1}
+	f.cs = &CSearch{Folds: nfolds, Best: -1}
 	if p.Progress != nil {
 		user := p.Progress
 		var mu sync.Mutex // one call at a time, as CrossValidate
@@ -174,7 +163,7 @@ func FindC(ctx context.Context, d *Dataset, p Params, folds int, opt SearchOptio
 	if !f.regression {
 		startC := opt.StartC
 		if startC == 0 {
-			if startC, err = calcStartC(d, p); err != nil {
+			if startC, err = families[p.Problem].start(d, &p); err != nil {
 				return nil, err
 			}
 		}
@@ -198,7 +187,7 @@ func FindC(ctx context.Context, d *Dataset, p Params, folds int, opt SearchOptio
 		}
 		startC := opt.StartC
 		if startC == 0 {
-			if startC, err = calcStartC(d, pi); err != nil {
+			if startC, err = families[p.Problem].start(d, &pi); err != nil {
 				return nil, err
 			}
 		}
@@ -220,126 +209,13 @@ func (p *Params) epsilon() float64 {
 	return p.P
 }
 
-// calcStartC returns the first C of the search (see FindC).
-func calcStartC(d *Dataset, p Params) (float64, error) {
-	var maxSq float64
-	b2 := 0.0
-	if p.Bias > 0 {
-		b2 = p.Bias * p.Bias // liblinear's x holds the bias feature
-	}
-	for i := 0; i < d.Rows; i++ {
-		a, b := d.RowPtr[i], d.RowPtr[i+1]
-		var s float64
-		if d.Value != nil {
-			s = kernel.SqNorm(d.Value[a:b:b])
-		} else {
-			for _, v := range d.Value32[a:b] {
-				s += float64(float64(v) * float64(v))
-			}
-		}
-		maxSq = max(maxSq, s+b2)
-	}
-	l := float64(d.Rows)
-	var c0 float64
-	switch p.Problem {
-	case LogisticPrimal, LogisticDual, HingeDual, CrammerSinger, WestonWatkins:
-		c0 = 1 / (l * maxSq)
-	case SquaredHingePrimal, SquaredHingeDual:
-		c0 = 1 / (2 * l * maxSq)
-	case SquaredSVRPrimal, SquaredSVRDual, SVRDual:
-		// liblinear's bound for the squared ε-insensitive loss, δ = 0.1.
-		eps := p.epsilon()
-		var sumY, loss float64
-		for _, y := range d.Label {
-			sumY += math.Abs(y)
-			if h := math.Abs(y) - eps; h > 0 {
-				loss += float64(h * h)
-			}
-		}
-		c0 = math.Inf(1)
-		if loss > 0 {
-			c0 = 0.1 * 0.1 * loss / (8 * sumY * sumY * maxSq)
-		}
-	case L1SquaredHinge, L1Logistic:
-		g, err := maxCorrelation(d, p)
-		if err != nil {
-			return 0, err
-		}
-		c0 = 2 / g
-		if p.Problem == L1SquaredHinge {
-			c0 = 1 / (2 * g)
-		}
-	default:
-		c0 = 1
-	}
-	return pow2Floor(c0), nil
-}
-
-// pow2Floor returns 2^⌊log2 x⌋ for x > 0 (liblinear's
-// pow(2, floor(log(x)/log(2))), here exact: from x's binary exponent).
-func pow2Floor(x float64) float64 {
-	if math.IsInf(x, 1) || math.IsNaN(x) || x <= 0 {
-		return math.Inf(1) // no data to measure: the search starts at its largest C
-	}
-	_, exp := math.Frexp(x) // x = frac·2^exp, frac in [0.5, 1)
-	return math.Ldexp(1, exp-1)
-}
-
-// maxCorrelation returns max_k ‖Σ_i y_i^k x_i‖∞ over the one-vs-rest
-// subproblems k (one for two classes: class 0 positive), the bias feature
-// included unless it is unregularised: the gradient of the L1-regularised
-// losses at w = 0 is proportional to it.
-func maxCorrelation(d *Dataset, p Params) (float64, error) {
-	labels, class, err := groupClasses(d.Label)
-	if err != nil {
-		return 0, fmt.Errorf("%s: labels: %w", d.Source, err)
-	}
-	nsub := len(labels)
-	if nsub == 2 {
-		nsub = 1
-	}
-	nf := d.Features + 1
-	s := make([]float64, len(labels)*nf) // per class Σ x_i
-	for i := 0; i < d.Rows; i++ {
-		row := s[int(class[i])*nf:][:nf]
-		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
-			v := 0.0
-			if d.Value != nil {
-				v = d.Value[k]
-			} else {
-				v = float64(d.Value32[k])
-			}
-			row[d.Index[k]] += v
-		}
-		if p.Bias > 0 && !p.UnregularizedBias {
-			row[nf-1] += p.Bias
-		}
-	}
-	g := 0.0
-	for j := range nf {
-		var total float64
-		for c := range labels {
-			total += s[c*nf+j]
-		}
-		for k := range nsub {
-			g = max(g, math.Abs(float64(2*s[k*nf+j])-total)) // Σ_{y=k} x − Σ_{y≠k} x
-		}
-	}
-	return g, nil
-}
-
 // keepFoldCopies reports whether every fold's copy of its training rows
 // may stay in memory for the whole search: when all of them add at most
 // what CrossValidate allows its concurrent folds (the size of the data, or
 // cvMemoryFloor). Otherwise each training makes its copy anew.
-func keepFoldCopies(d *Dataset, folds int) bool {
-	nnz := uint64(d.RowPtr[d.Rows])
-	valBytes := uint64(8)
-	if d.Value == nil {
-		valBytes = 4
-	}
-	data := uint64(d.Rows)*16 + nnz*(4+valBytes)
-	return data/uint64(folds)*uint64(folds-1)*uint64(folds) <= max(uint64(cvMemoryFloor), data)
+func keepFoldCopies(d *Dataset, nfolds int) bool {
+	data := folds.Bytes(d)
+	return data/uint64(nfolds)*uint64(nfolds-1)*uint64(nfolds) <= max(uint64(folds.MemoryFloor), data)
 }
 
 // finder is the state of one FindC call.
@@ -373,192 +249,114 @@ func (f *finder) foldRows(fold int) (train *Dataset, held []int) {
 
 // cell is the outcome of one fold at one C.
 type cell struct {
-	res       *Result
-	moved     bool // ‖w − w at the previous C‖ > searchWTol
-	done      bool
-	cancelled bool
-	err       error
+	res   *Result
+	moved bool // ‖w − w at the previous C‖ > searchWTol
 }
 
 // chain runs the C of one search, startC, 2·startC, … ≤ maxC, as
-// liblinear's find_parameter_C, and appends its points to f.cs.
-//
-// Fold f at the k-th C needs fold f at the (k−1)-th (its warm start), but
-// no other fold: the workers take the fold whose next C is the smallest,
-// so that the points complete in order while a worker never waits for
-// the others to finish a C. A point is final once all folds have done
-// it; when it ends the search (w has stopped moving), trainings already
-// started on a larger C are cancelled and dropped.
+// liblinear's find_parameter_C, and appends its points to f.cs: each
+// fold's C follow one another (folds.Chain), and the search ends at the
+// first C at which no fold's w has moved for searchUnchanged C in a row.
 func (f *finder) chain(ctx context.Context, p Params, startC, maxC float64) error {
 	var grid []float64
 	for c := startC; c <= maxC; c *= 2 {
 		grid = append(grid, c)
 	}
-	n, folds := len(grid), f.folds
+	n, nf := len(grid), f.folds
 	cells := make([][]cell, n)
 	for k := range cells {
-		cells[k] = make([]cell, folds)
+		cells[k] = make([]cell, nf)
 	}
 	// Every fold's warm start; a solver that does not use it leaves it
 	// empty and trains from scratch. Cold, it keeps only what does not
 	// depend on C.
-	warm := make([]*warmStart, folds)
+	warm := make([]any, nf)
 	for i := range warm {
-		warm[i] = &warmStart{cold: f.opt.Cold}
-	}
-	prevW := make([][]float64, folds)
-	preds := make([][]float64, n) // each point's held-out predictions, in d's row order, until final
-	next := make([]int, folds)
-	running := make([]bool, folds)
-	cancels := make([]context.CancelFunc, folds)
-	limit := n - 1 // the last C that may be trained
-	final := 0     // the next point to finalise
-	unchanged := 0 // liblinear's num_unchanged_w
-	failed := false
-	var mu sync.Mutex
-
-	// finalise completes the points whose folds are all done (mu held).
-	finalise := func() {
-		for final <= limit && !failed {
-			k := final
-			pt := CPoint{C: grid[k], Results: make([]*Result, folds)}
-			if f.regression {
-				pt.P = p.epsilon()
-			}
-			moved := false
-			for fo := range folds {
-				c := &cells[k][fo]
-				if !c.done || c.cancelled || c.err != nil {
-					return
-				}
-				pt.Results[fo] = c.res
-				pt.Iterations += c.res.Iterations
-				pt.Operations += c.res.Operations
-				pt.Seconds += c.res.Seconds
-				moved = moved || c.moved
-			}
-			var sq float64 // in row order, as liblinear sums it
-			for i, v := range preds[k] {
-				y := f.labels[i] // a copy: d may be a mapped file, and this goroutine has no fault guard
-				if v == y {
-					pt.Correct++
-				}
-				sq += float64((v - y) * (v - y))
-			}
-			preds[k] = nil
-			rows := float64(f.d.Rows)
-			if f.regression {
-				pt.MSE = sq / rows
-			} else {
-				pt.Accuracy = 100 * float64(pt.Correct) / rows // as CrossValidate
-			}
-			switch {
-			case k == 0:
-				unchanged = 1
-			case moved:
-				unchanged = 0
-			default:
-				unchanged++
-			}
-			switch {
-			case unchanged == searchUnchanged:
-				pt.Last = true
-				limit = k
-				for fo := range folds {
-					if running[fo] && next[fo] > k {
-						cancels[fo]() // beyond the end: its outcome is dropped
-					}
-				}
-			case k == n-1:
-				pt.Last, pt.MaxCReached = true, true
-			}
-			cs := f.cs
-			cs.Points = append(cs.Points, pt)
-			cs.Operations += pt.Operations
-			if b := cs.Best; b < 0 || f.regression && pt.MSE < cs.MSE || !f.regression && pt.Accuracy > cs.Accuracy {
-				cs.Best, cs.BestC, cs.BestP, cs.Accuracy, cs.MSE = len(cs.Points)-1, pt.C, pt.P, pt.Accuracy, pt.MSE
-			}
-			if f.opt.Point != nil {
-				f.opt.Point(pt) // in order: finalise runs under mu
-			}
-			final++
+		if newWarm := families[p.Problem].warm; newWarm != nil {
+			warm[i] = newWarm(f.opt.Cold)
 		}
+	}
+	prevW := make([][]float64, nf)
+	var mu sync.Mutex             // guards preds
+	preds := make([][]float64, n) // each point's held-out predictions, in d's row order, until final
+	unchanged := 0                // liblinear's num_unchanged_w
+
+	// final completes point k, all of whose folds are done.
+	final := func(k int) (last bool) {
+		pt := CPoint{C: grid[k], Results: make([]*Result, nf)}
+		if f.regression {
+			pt.P = p.epsilon()
+		}
+		moved := false
+		for fo, c := range cells[k] {
+			pt.Results[fo] = c.res
+			pt.Iterations += c.res.Iterations
+			pt.Operations += c.res.Operations
+			pt.Seconds += c.res.Seconds
+			moved = moved || c.moved
+		}
+		mu.Lock()
+		pred := preds[k]
+		preds[k] = nil
+		mu.Unlock()
+		var sq float64 // in row order, as liblinear sums it
+		for i, v := range pred {
+			y := f.labels[i] // a copy: d may be a mapped file, and this goroutine has no fault guard
+			if v == y {
+				pt.Correct++
+			}
+			sq += float64((v - y) * (v - y))
+		}
+		rows := float64(f.d.Rows)
+		if f.regression {
+			pt.MSE = sq / rows
+		} else {
+			pt.Accuracy = 100 * float64(pt.Correct) / rows // as CrossValidate
+		}
+		switch {
+		case k == 0:
+			unchanged = 1
+		case moved:
+			unchanged = 0
+		default:
+			unchanged++
+		}
+		switch {
+		case unchanged == searchUnchanged:
+			pt.Last = true
+		case k == n-1:
+			pt.Last, pt.MaxCReached = true, true
+		}
+		cs := f.cs
+		cs.Points = append(cs.Points, pt)
+		cs.Operations += pt.Operations
+		if b := cs.Best; b < 0 || f.regression && pt.MSE < cs.MSE || !f.regression && pt.Accuracy > cs.Accuracy {
+			cs.Best, cs.BestC, cs.BestP, cs.Accuracy, cs.MSE = len(cs.Points)-1, pt.C, pt.P, pt.Accuracy, pt.MSE
+		}
+		if f.opt.Point != nil {
+			f.opt.Point(pt) // in order: folds.Chain calls final so
+		}
+		return unchanged == searchUnchanged
 	}
 
 	pool := procs.NewPool(f.nprocs - f.conc)
-	var wg sync.WaitGroup
-	for range f.conc {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer pool.Give(1) // no fold left: lend the processor to those still training
-			for {
-				mu.Lock()
-				fo := -1
-				for g := range folds {
-					if !running[g] && next[g] <= limit && (fo < 0 || next[g] < next[fo]) {
-						fo = g
-					}
-				}
-				if fo < 0 || failed || ctx.Err() != nil {
-					// Every other fold is running or done; a running fold's
-					// next C is taken by the worker that trains it.
-					mu.Unlock()
-					return
-				}
-				k := next[fo]
-				fctx, cancel := context.WithCancel(ctx)
-				running[fo], cancels[fo] = true, cancel
-				if preds[k] == nil {
-					preds[k] = make([]float64, f.d.Rows)
-				}
-				pred := preds[k] // the folds write their own rows
-				mu.Unlock()
-
-				c, w := f.train(fctx, p, fo, grid[k], warm[fo], prevW[fo], pred, pool)
-				cancel()
-
-				mu.Lock()
-				running[fo] = false
-				next[fo]++
-				prevW[fo] = w
-				if k <= limit {
-					cells[k][fo] = c
-					if c.err != nil {
-						// No training starts after an error; those running
-						// finish, and the first error in the order of a
-						// sequential search is reported.
-						failed = true
-					}
-					finalise()
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if failed {
-		for k := range cells {
-			for fo, c := range cells[k] {
-				if c.err != nil {
-					return fmt.Errorf("C = %.6g: fold %d: %w", grid[k], fo+1, c.err)
-				}
-			}
+	done, err := folds.Chain(ctx, n, nf, f.conc, pool, func(ctx context.Context, k, fo int) (cut bool, err error) {
+		mu.Lock()
+		if preds[k] == nil {
+			preds[k] = make([]float64, f.d.Rows)
 		}
-	}
-	if final <= limit {
-		// Cancelled: the point being trained names the folds cut short
-		// (or, between trainings, the first not trained).
-		intr := &CVInterruptedError{Err: ctx.Err()}
-		if intr.Err == nil {
-			intr.Err = context.Canceled
-		}
-		for fo := range folds {
-			if c := cells[final][fo]; !c.done || c.cancelled {
-				intr.Folds = append(intr.Folds, fo+1)
-			}
-		}
-		return fmt.Errorf("parameter search interrupted at C = %.6g: %w", grid[final], intr)
+		pred := preds[k] // the folds write their own rows
+		mu.Unlock()
+		c, w, cut, err := f.train(ctx, p, fo, grid[k], warm[fo], prevW[fo], pred, pool)
+		cells[k][fo], prevW[fo] = c, w
+		return cut, err
+	}, final)
+	var ce *folds.CellError
+	switch {
+	case errors.As(err, &ce):
+		return fmt.Errorf("C = %.6g: fold %d: %w", grid[ce.Point], ce.Fold+1, ce.Err)
+	case err != nil:
+		return fmt.Errorf("parameter search interrupted at C = %.6g: %w", grid[done], err)
 	}
 	return nil
 }
@@ -566,268 +364,38 @@ func (f *finder) chain(ctx context.Context, p Params, startC, maxC float64) erro
 // train trains fold fo at cost C (from warm's state, if not nil) and
 // predicts its held-out rows into pred; w is the model's weights, to
 // compare with the next C's.
-func (f *finder) train(ctx context.Context, p Params, fo int, C float64, warm *warmStart, prevW, pred []float64, pool *procs.Pool) (c cell, w []float64) {
-	err := func() (err error) {
-		// The fold reads d, which may be a mapped cache: the same fault
-		// guard as CrossValidate's folds.
-		defer fault.Guard()()
-		defer fault.Recover(source(f.d), &err)
-		sub, held := f.foldRows(fo)
-		pc := p
-		pc.C = C
-		pc.warm = warm
-		if p.Progress != nil {
-			user := p.Progress
-			pc.Progress = func(pr Progress) {
-				pr.Fold = fo + 1
-				user(pr)
-			}
-		}
-		m, r, err := trainWith(ctx, sub, pc, pool)
-		c.res = r
-		if r != nil && r.Cancelled {
-			c.cancelled = true
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		var buf []float64
-		for _, i := range held {
-			a, b := f.d.RowPtr[i], f.d.RowPtr[i+1]
-			var val []float64
-			if f.d.Value != nil {
-				val = f.d.Value[a:b:b]
-			} else { // float32 storage
-				buf = buf[:0]
-				for _, v := range f.d.Value32[a:b] {
-					buf = append(buf, float64(v))
-				}
-				val = buf
-			}
-			pred[i] = m.Predict(f.d.Index[a:b:b], val)
-		}
-		w = m.W
-		if prevW != nil && len(prevW) == len(w) {
-			var s float64
-			for j, v := range w {
-				s += float64((v - prevW[j]) * (v - prevW[j]))
-			}
-			c.moved = math.Sqrt(s) > searchWTol
-		}
-		return nil
-	}()
-	c.err = err
-	c.done = true
-	return c, w
-}
-
-// warmStart carries one fold's solutions from one C of FindC to the
-// next: dualTraining.solve (-s 1, 3, 7) starts each subproblem from its
-// dual solution at the previous C instead of liblinear's starting point
-// (start), and keeps its new solution here (keep); a primal solver would
-// start from the previous weights (initW, keepW). The subproblems of one
-// training run in parallel, hence the lock around the slice.
-type warmStart struct {
-	cold bool // no warm starts (SearchOptions.Cold): only the fold's dups are kept
-	mu   sync.Mutex
-	subs []*warmSub
-	// dups are the fold's identical rows with opposite labels, the same
-	// at every C; found once (finish.FindDups sorts a hash per row).
-	dups     *finish.Dups
-	dupsDone bool
-}
-
-// findDups returns finish.FindDups(sh), found at the fold's first C (on
-// a nil ws, every time).
-func (ws *warmStart) findDups(sh *dual.Data) *finish.Dups {
-	if ws == nil {
-		return finish.FindDups(sh)
-	}
-	if !ws.dupsDone {
-		ws.dups, ws.dupsDone = finish.FindDups(sh), true
-	}
-	return ws.dups
-}
-
-// warmSub is one subproblem's solution at the previous C.
-type warmSub struct {
-	cost         [2]float64 // C of the negative and the positive examples
-	alpha, alphC []float64  // alphC: C_i − α_i (logistic)
-	w            []float64
-}
-
-func (ws *warmStart) sub(k int) *warmSub {
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	for len(ws.subs) <= k {
-		ws.subs = append(ws.subs, nil)
-	}
-	if ws.subs[k] == nil {
-		ws.subs[k] = &warmSub{}
-	}
-	return ws.subs[k]
-}
-
-// initW returns subproblem k's weights at the previous C, nil at the
-// first: a primal solver starts from them (liblinear's init_sol).
-func (ws *warmStart) initW(k int) []float64 {
-	if ws == nil || ws.cold {
-		return nil
-	}
-	return ws.sub(k).w
-}
-
-// keepW stores subproblem k's weights w (a primal solver's answer).
-func (ws *warmStart) keepW(k int, w []float64) {
-	if ws == nil || ws.cold {
-		return
-	}
-	s := ws.sub(k)
-	s.w = append(s.w[:0], w...)
-}
-
-// costs returns the costs C of dp's negative and positive examples.
-func costs(dp *dual.Problem) [2]float64 {
-	if dp.Loss == dual.L2SVM {
-		return [2]float64{0.5 / dp.Diag[0], 0.5 / dp.Diag[1]}
-	}
-	return dp.UB
-}
-
-// keep stores dp's solution of subproblem k.
-func (ws *warmStart) keep(k int, dp *dual.Problem) {
-	if ws.cold {
-		return
-	}
-	s := ws.sub(k)
-	s.cost = costs(dp)
-	s.alpha = append(s.alpha[:0], dp.Alpha...)
-	s.w = append(s.w[:0], dp.W...)
-	if dp.AlphaC != nil {
-		s.alphC = append(s.alphC[:0], dp.AlphaC...)
-	}
-}
-
-// start replaces the starting point that dp.Reset set for subproblem k
-// (objective obj) by the solution at the previous C, scaled, and returns
-// the objective there.
-//
-// With costs grown by the ratio r (2 from one C to the next), the old α
-// is feasible as it is (for -s 3 α ≤ C ≤ rC; for -s 7 0 < α < C < rC, an
-// interior point), but the best point along the ray tα is better: for
-// small C, where every α sits at its bound and w ∝ C, it is tα with t = r;
-// for large C, where the margins have settled, t ≈ 1. The dual objective
-// along the ray is a quadratic in t for the SVMs, minimised in closed
-// form, and convex for logistic regression (a few Newton steps); w = Σ
-// α_i y_i x_i scales with α, so w becomes tw with no pass over the data.
-func (ws *warmStart) start(k int, dp *dual.Problem, obj float64) float64 {
-	if ws.cold {
-		return obj
-	}
-	s := ws.sub(k)
-	if len(s.alpha) != len(dp.Alpha) || len(s.w) != len(dp.W) {
-		return obj // the first C: liblinear's start
-	}
-	now := costs(dp)
-	r := [2]float64{now[0] / s.cost[0], now[1] / s.cost[1]}
-	var ww float64
-	for _, v := range s.w {
-		ww += float64(v * v)
-	}
-	t := 1.0
-	switch dp.Loss {
-	case dual.Logistic:
-		t = lrRay(dp, s, r, ww)
-	default:
-		// f(tα) = ½t²(‖w‖² + Σ D_ii α_i²) − tΣα_i.
-		var sa, q float64
-		tmax := math.Inf(1)
-		for i, a := range s.alpha {
-			if a == 0 {
-				continue
-			}
-			c := (dp.Y[i] + 1) >> 1
-			sa += a
-			q += float64(dp.Diag[c] * a * a)
-			if dp.Loss == dual.L1SVM {
-				tmax = min(tmax, dp.UB[c]/a)
-			}
-		}
-		if sa > 0 && ww+q > 0 {
-			t = min(sa/(ww+q), tmax)
+func (f *finder) train(ctx context.Context, p Params, fo int, C float64, warm any, prevW, pred []float64, pool *procs.Pool) (c cell, w []float64, cut bool, err error) {
+	// The fold reads d, which may be a mapped cache: the same fault guard
+	// as CrossValidate's folds.
+	defer fault.Guard()()
+	defer fault.Recover(source(f.d), &err)
+	sub, held := f.foldRows(fo)
+	pc := p
+	pc.C = C
+	pc.warm = warm
+	if p.Progress != nil {
+		user := p.Progress
+		pc.Progress = func(pr Progress) {
+			pr.Fold = fo + 1
+			user(pr)
 		}
 	}
-	for i, a := range s.alpha {
-		c := (dp.Y[i] + 1) >> 1
-		switch dp.Loss {
-		case dual.Logistic:
-			C := dp.UB[c]
-			// C − tα = r(C_old − α) + (r − t)α: no cancellation near C.
-			al := max(float64(t*a), dual.Floor*C)
-			ac := max(float64(r[c]*s.alphC[i])+float64((r[c]-t)*a), dual.Floor*C)
-			dp.Alpha[i], dp.AlphaC[i] = al, ac
-		case dual.L1SVM:
-			dp.Alpha[i] = min(float64(t*a), dp.UB[c])
-		default:
-			dp.Alpha[i] = float64(t * a)
-		}
+	m, r, err := trainWith(ctx, sub, pc, pool)
+	c.res = r
+	if r != nil && r.Cancelled {
+		return c, nil, true, nil
 	}
-	for j, v := range s.w {
-		dp.W[j] = float64(t * v)
+	if err != nil {
+		return c, nil, false, err
 	}
-	return dp.Objective()
-}
-
-// lrRay returns the t in (0, min C_i/α_i) that minimises the logistic dual
-// at tα:
-//
-//	φ(t) = ½t²‖w‖² + Σ_i [tα_i log tα_i + (C_i − tα_i) log(C_i − tα_i)],
-//	φ'(t) = t‖w‖² + Σ_i α_i log(tα_i/(C_i − tα_i)),
-//	φ''(t) = ‖w‖² + Σ_i α_i C_i/(t(C_i − tα_i)),
-//
-// by Newton's method safeguarded by bisection on a bracket of the root of
-// the increasing φ'. C_i − tα_i is r_i(C_i,old − α_i) + (r_i − t)α_i.
-func lrRay(dp *dual.Problem, s *warmSub, r [2]float64, ww float64) float64 {
-	lo, hi := 0.0, math.Inf(1)
-	for i, a := range s.alpha {
-		c := (dp.Y[i] + 1) >> 1
-		if a > 0 {
-			hi = min(hi, dp.UB[c]/a)
+	folds.Predict(m, f.d, held, func(i int, y float64) { pred[i] = y })
+	w = m.W
+	if prevW != nil && len(prevW) == len(w) {
+		var s float64
+		for j, v := range w {
+			s += float64((v - prevW[j]) * (v - prevW[j]))
 		}
+		c.moved = math.Sqrt(s) > searchWTol
 	}
-	if math.IsInf(hi, 1) {
-		return 1
-	}
-	deriv := func(t float64) (d1, d2 float64) {
-		d1, d2 = t*ww, ww
-		for i, a := range s.alpha {
-			c := (dp.Y[i] + 1) >> 1
-			rest := float64(r[c]*s.alphC[i]) + float64((r[c]-t)*a)
-			if rest <= 0 {
-				return math.Inf(1), math.Inf(1)
-			}
-			d1 += float64(a * fmath.Log(float64(t*a)/rest))
-			d2 += a * dp.UB[c] / float64(t*rest)
-		}
-		return d1, d2
-	}
-	t := min(1, hi/2)
-	for range 50 {
-		d1, d2 := deriv(t)
-		if d1 > 0 {
-			hi = t
-		} else {
-			lo = t
-		}
-		if math.Abs(d1) <= 1e-9*d2*t || hi-lo <= 1e-12*hi {
-			break
-		}
-		nt := t - d1/d2
-		if !(nt > lo && nt < hi) {
-			nt = (lo + hi) / 2
-		}
-		t = nt
-	}
-	return t
+	return c, w, false, nil
 }

@@ -11,7 +11,7 @@ import (
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/model"
 	"github.com/acfcd/acfcd/solver"
-	"github.com/acfcd/acfcd/solver/dual"
+	"github.com/acfcd/acfcd/solver/dcd"
 )
 
 // Spec is what every block of one training shares.
@@ -42,7 +42,7 @@ type Spec struct {
 	// Labels are the two class labels in liblinear's order (Labels):
 	// Labels[0] is the positive class.
 	Labels []float64
-	Tuning *solver.Tuning // nil: the defaults
+	Tuning *solver.Tuning // the driver's (nil: the defaults)
 }
 
 func (s *Spec) check() error {
@@ -77,14 +77,14 @@ func (s *Spec) sigma() float64 {
 	return float64(s.K)
 }
 
-func (s *Spec) loss() dual.Loss {
+func (s *Spec) loss() dcd.Loss {
 	switch s.Problem {
 	case acfcd.HingeDual:
-		return dual.L1SVM
+		return dcd.L1SVM
 	case acfcd.LogisticDual:
-		return dual.Logistic
+		return dcd.Logistic
 	}
-	return dual.L2SVM
+	return dcd.L2SVM
 }
 
 func (s *Spec) selection() solver.Selection {
@@ -165,7 +165,7 @@ func Labels(seen, y []float64) ([]float64, error) {
 // local selection, kept from round to round.
 type Block struct {
 	ID     int
-	p      *dual.Problem
+	p      *dcd.Problem
 	run    *solver.Budget
 	alpha0 []float64
 	dw     []float64 // Δw accumulator, all 0 between rounds
@@ -192,9 +192,9 @@ func NewBlock(spec Spec, id int, d *dataio.Dataset) (*Block, error) {
 	}
 	dd := *d
 	dd.Features = spec.Features
-	t := spec.tuning()
-	sh := dual.NewData(&dd, spec.bias(), t)
-	p := dual.New(sh, spec.loss(), 0, make([]float64, spec.Dim()), nil, t)
+	t, dt := spec.tuning(), dcd.DefaultTuning()
+	sh := dcd.NewData(&dd, spec.bias(), &dt)
+	p := dcd.New(sh, spec.loss(), 0, make([]float64, spec.Dim()), nil, t, &dt)
 	p.Reset(spec.Labels[0], spec.C, spec.C)
 	p.SetSigma(spec.sigma() / (1 + spec.Kappa))
 	seed := spec.Seed
@@ -276,7 +276,7 @@ func (b *Block) Round(w []float64, steps int64) Update {
 }
 
 // Line returns the block's parts of the dual along its last round's
-// step Δ (see dual.Problem.LineParts): lin, quad and the largest feasible
+// step Δ (see dcd.Problem.LineParts): lin, quad and the largest feasible
 // γ; ok is false for logistic regression, which has no closed form.
 func (b *Block) Line() (lin, quad, top float64, ok bool) { return b.p.LineParts(b.alpha0) }
 

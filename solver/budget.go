@@ -19,10 +19,10 @@ type Budget struct {
 }
 
 // NewBudget starts budgeted coordinate descent on p with the selection
-// cfg.Selection seeded by seed. cfg.MaxEpochs, Switch and Eps are not used.
+// cfg.Selection seeded by seed. cfg.MaxEpochs, Finisher and Eps are not used.
 func NewBudget(p Problem, cfg Config, seed uint64) *Budget {
 	cfg.MaxEpochs = math.MaxInt
-	cfg.Switch = nil
+	cfg.Finisher = nil
 	r := NewRun(p, cfg)
 	b := &Budget{r: r}
 	if r.n > 0 {

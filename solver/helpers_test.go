@@ -31,7 +31,7 @@ const (
 	evEnd                     // BatchEnder.EndBatch
 	evAfter                   // Config.AfterBatch
 	evProgress                // Config.Progress
-	evSwitch                  // Config.Switch returned ok
+	evSwitch                  // Config.Finisher.Due returned ok
 	evDue                     // Trigger.Due returned ok
 )
 
@@ -319,6 +319,13 @@ func (w withDue) Due(viol float64) bool {
 	return ok
 }
 
+// switchFunc is a Finisher that only decides when to hand over: the
+// driver's tests stop at the hand-over (Run.Handover).
+type switchFunc func(r *Run) bool
+
+func (f switchFunc) Due(r *Run) bool       { return f(r) }
+func (f switchFunc) Finish(*Run, int) bool { return false }
+
 // newRun is NewRun with the callbacks of cfg (and Progress always)
 // recording their calls in p's log.
 func newRun(p testProblem, cfg Config) *Run {
@@ -330,12 +337,12 @@ func newRun(p testProblem, cfg Config) *Run {
 			progress(epoch, viol, obj)
 		}
 	}
-	if sw := cfg.Switch; sw != nil {
-		cfg.Switch = func(r *Run) bool {
-			ok := sw(r)
+	if sw := cfg.Finisher; sw != nil {
+		cfg.Finisher = switchFunc(func(r *Run) bool {
+			ok := sw.Due(r)
 			c.add(event{kind: evSwitch, ok: ok, epoch: r.Epochs()})
 			return ok
-		}
+		})
 	}
 	if after := cfg.AfterBatch; after != nil {
 		cfg.AfterBatch = func() float64 {
@@ -811,7 +818,7 @@ func (m *model) progress(viol float64) {
 }
 
 func (m *model) switched() bool {
-	if m.cfg.Switch == nil {
+	if m.cfg.Finisher == nil {
 		return false
 	}
 	e := m.next(evSwitch)

@@ -115,9 +115,9 @@ type Config struct {
 	Done <-chan struct{}
 	// Progress, if set, is called at the end of every epoch.
 	Progress func(epoch int, viol, obj float64)
-	// Switch, if set, is asked at the end of every epoch whether the run
-	// should stop and hand over to a finisher (Run.Handover).
-	Switch func(r *Run) bool
+	// Finisher, if set, is asked at the end of every epoch whether the run
+	// should hand over to it (Run.Converge runs it).
+	Finisher Finisher
 	// AfterBatch, if set, runs after every batch not cut short (the push
 	// of duplicate rows); its gain is subtracted from the objective.
 	AfterBatch func() (gain float64)
@@ -302,8 +302,8 @@ func (r *Run) Settle(p Problem, converged bool) (conv, measured bool) {
 // Capped reports whether the epoch cap stopped the run.
 func (r *Run) Capped() bool { return r.capped }
 
-// Handover reports whether the last Solve stopped to hand over to a
-// finisher (Config.Switch), and clears that.
+// Handover reports whether the last Solve stopped to hand over to the
+// finisher (Config.Finisher), and clears that.
 func (r *Run) Handover() bool {
 	h := r.switching
 	r.switching = false
@@ -366,7 +366,7 @@ func (r *Run) report(viol float64) {
 }
 
 func (r *Run) switchDue() bool {
-	if r.cfg.Switch != nil && r.cfg.Switch(r) {
+	if r.cfg.Finisher != nil && r.cfg.Finisher.Due(r) {
 		r.switching = true
 		return true
 	}

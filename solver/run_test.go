@@ -206,7 +206,7 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-// TestSwitch: Config.Switch is asked at the end of every epoch; when it
+// TestSwitch: Config.Finisher's Due is asked at the end of every epoch; when it
 // answers true the run stops for a finisher (Handover true once, then
 // cleared), and a later Solve goes on with the epoch count, the switch
 // still asked, to convergence.
@@ -215,7 +215,7 @@ func TestSwitch(t *testing.T) {
 		q := newSVM(1, 40, 5, 1, 0, 1e-4)
 		calls := 0
 		cfg := Config{Selection: sel, Eps: q.eps, MaxEpochs: 100000, Repair: RepairMax, EarlyCheck: true,
-			Switch: func(*Run) bool { calls++; return calls == 3 }}
+			Finisher: switchFunc(func(*Run) bool { calls++; return calls == 3 })}
 		r := newRun(q, cfg)
 		m := newModel(t, q, cfg, 0)
 		if solveChecked(t, m, r, q, 1) || calls != 3 || r.Epochs() != 3 {

@@ -34,6 +34,10 @@ import (
 	"github.com/acfcd/acfcd"
 	"github.com/acfcd/acfcd/acf"
 	"github.com/acfcd/acfcd/bench/internal/benchkit"
+	"github.com/acfcd/acfcd/internal/tune"
+	"github.com/acfcd/acfcd/solver"
+	"github.com/acfcd/acfcd/solver/dual"
+	"github.com/acfcd/acfcd/solver/multiclass"
 )
 
 type options struct {
@@ -196,7 +200,7 @@ func runProblem(o *options, w io.Writer, name string, d, test *acfcd.Dataset, pr
 								trace = append(trace, point{benchkit.ProcessCPU() - cpu0, pr.Objective})
 							}
 						}
-						m, res, err := acfcd.Train(context.Background(), d, p)
+						m, res, err := acfcd.Train(o.tuned(d, sweep), d, p)
 						cpu := benchkit.ProcessCPU() - cpu0
 						if err != nil {
 							return fmt.Errorf("%s -s %s %s %g %s: %w", name, prob.Flag(), what, cost, sel, err)
@@ -243,21 +247,27 @@ func runProblem(o *options, w io.Writer, name string, d, test *acfcd.Dataset, pr
 	return nil
 }
 
-// params are the training parameters of one run.
-func (o *options) params(d *acfcd.Dataset, prob acfcd.Problem, cost, eps float64, seed uint64, sweep string, sel acfcd.Selection) acfcd.Params {
-	tune := acfcd.DefaultTuning()
+// tuned returns the context of one run: the driver's and the families'
+// constants that the flags change (internal/tune).
+func (o *options) tuned(d *acfcd.Dataset, sweep string) context.Context {
+	drv, dt, mt := solver.DefaultTuning(), dual.DefaultTuning(), multiclass.DefaultTuning()
 	if o.noPrefetch {
-		tune.PrefetchAhead = 0
+		drv.PrefetchAhead = 0
 	}
 	if o.noPush {
-		tune.PushDups = false
+		dt.PushDups, mt.PushDups = false, false
 	}
 	if sweep == "streamed" {
-		tune.SweepStreamMin = 0
-		tune.SweepChunk = max(1, d.Rows/o.chunkDiv)
+		drv.SweepStreamMin = 0
+		drv.SweepChunk = max(1, d.Rows/o.chunkDiv)
 	}
+	return tune.With(tune.With(tune.With(context.Background(), &drv), &dt), &mt)
+}
+
+// params are the training parameters of one run.
+func (o *options) params(d *acfcd.Dataset, prob acfcd.Problem, cost, eps float64, seed uint64, sweep string, sel acfcd.Selection) acfcd.Params {
 	p := acfcd.Params{Problem: prob, C: cost, Eps: eps, Bias: o.bias, Select: sel, Seed: seed,
-		MaxEpochs: o.maxEpochs, NoFallback: o.noFallback, ACF: o.acf, Tuning: &tune}
+		MaxEpochs: o.maxEpochs, NoFallback: o.noFallback, ACF: o.acf}
 	if prob == acfcd.Lasso {
 		p.C = 0
 		p.Lambda = cost * float64(d.Rows)

@@ -62,3 +62,33 @@ func Unscaled(seed uint64, rows, feats int) *dataio.Dataset {
 	}
 	return d
 }
+
+// Regression draws a regression problem: rows of random sparse features in
+// (−1, 1) (the first empty rows have none), targets a random linear score
+// plus normal noise of the given size, shifted by offset.
+func Regression(seed uint64, rows, feats int, density, noise, offset float64, empty int) *dataio.Dataset {
+	r := rand.New(rand.NewPCG(seed, 0x72))
+	truth := make([]float64, feats)
+	for j := range truth {
+		truth[j] = 3 * r.NormFloat64()
+	}
+	d := &dataio.Dataset{Rows: rows, Features: feats, RowPtr: make([]int64, 1, rows+1), Value: []float64{}}
+	for i := range rows {
+		y := offset + noise*r.NormFloat64()
+		for j := range feats {
+			if i < empty || r.Float64() >= density {
+				continue
+			}
+			v := 2*r.Float64() - 1
+			if v == 0 {
+				continue
+			}
+			d.Index = append(d.Index, int32(j))
+			d.Value = append(d.Value, v)
+			y += v * truth[j]
+		}
+		d.Label = append(d.Label, y)
+		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
+	}
+	return d
+}

@@ -99,3 +99,11 @@ func Seeds(t testing.TB, dir string, seeds map[string]string, update bool) {
 		t.Errorf("%s: %d of %d seed files missing or out of date (%s): rewrite them with go test -run '^%s$' -update-seeds", dir, len(stale), len(seeds), strings.Join(stale, ", "), t.Name())
 	}
 }
+
+// WithProcs runs f at GOMAXPROCS n and restores the previous setting (so
+// tests that use it do not run in parallel).
+func WithProcs(n int, f func()) {
+	old := runtime.GOMAXPROCS(n)
+	defer runtime.GOMAXPROCS(old)
+	f()
+}

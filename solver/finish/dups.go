@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/acfcd/acfcd/internal/mix"
-	"github.com/acfcd/acfcd/solver/dual"
+	"github.com/acfcd/acfcd/solver/dcd"
 )
 
 // Identical rows with opposite labels (-s 3, and -s 1: see pushL2).
@@ -28,7 +28,7 @@ type Dups struct {
 // FindDups finds the groups of identical rows (the bias is the same for
 // all, so only the features matter) with more than one label: a hash of
 // each row, then exact comparison. It returns nil if there are none.
-func FindDups(sh *dual.Data) *Dups {
+func FindDups(sh *dcd.Data) *Dups {
 	var rows, off []int32
 	type hr struct {
 		h uint64
@@ -114,8 +114,8 @@ func FindDups(sh *dual.Data) *Dups {
 // low-curvature (-s 1) directions of the groups, α_p and α_m up or down
 // together for a positive p and a negative m, and returns the decrease of
 // f. w does not change. It runs after every batch.
-func (dd *Dups) Push(dp *dual.Problem) float64 {
-	if dp.Loss == dual.L2SVM {
+func (dd *Dups) Push(dp *dcd.Problem) float64 {
+	if dp.Loss == dcd.L2SVM {
 		return dd.pushL2(dp)
 	}
 	var gain float64
@@ -163,7 +163,7 @@ func (dd *Dups) Push(dp *dual.Problem) float64 {
 // B = (2 − D_p s/|P|)/(D_p/|P| + D_m/|M|), kept at B ≥ max(0, −s).
 // (Pairing the k-th positive with the k-th negative instead leaves groups
 // of 3+1 rows crawling.)
-func (dd *Dups) pushL2(p *dual.Problem) float64 {
+func (dd *Dups) pushL2(p *dcd.Problem) float64 {
 	var gain float64
 	dp, dm := p.Diag[1], p.Diag[0]
 	off := dd.off

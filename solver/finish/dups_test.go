@@ -6,8 +6,7 @@ import (
 	"testing"
 
 	dataio "github.com/acfcd/acfcd/io"
-	solver "github.com/acfcd/acfcd/solver"
-	"github.com/acfcd/acfcd/solver/dual"
+	"github.com/acfcd/acfcd/solver/dcd"
 )
 
 // TestDupGroups: identical rows with more than one label are grouped,
@@ -19,8 +18,8 @@ func TestDupGroups(t *testing.T) {
 		Label: []float64{1, -1, 1, 1, -1, 1}}
 	groups := func() *Dups {
 		t.Helper()
-		tune := solver.DefaultTuning()
-		sh := dual.NewData(d, -1, &tune)
+		dt := dcd.DefaultTuning()
+		sh := dcd.NewData(d, -1, &dt)
 		dd := FindDups(sh)
 		if dd == nil {
 			t.Fatal("no groups")
@@ -35,8 +34,8 @@ func TestDupGroups(t *testing.T) {
 		t.Errorf("groups %v at %v, want only {1,5} ({0,2} share their label)", dd.rows, dd.off)
 	}
 	d.Label[1] = 1 // every copy now shares its label
-	tune := solver.DefaultTuning()
-	sh := dual.NewData(d, -1, &tune)
+	dt := dcd.DefaultTuning()
+	sh := dcd.NewData(d, -1, &dt)
 	if dd := FindDups(sh); dd != nil {
 		t.Errorf("groups %v at %v, want none", dd.rows, dd.off)
 	}
@@ -55,14 +54,14 @@ func TestPush(t *testing.T) {
 		Value: []float64{1.5, -2, 1.5, -2, 0.5, 1.5, -2, 0.5},
 		Label: []float64{1, -1, -1, 1, -1}}
 	start := []float64{0.5, 1, 0.25, 0.2, 0.4}
-	for _, loss := range []dual.Loss{dual.L1SVM, dual.L2SVM} {
-		tune := solver.DefaultTuning()
-		sh := dual.NewData(d, 1, &tune)
+	for _, loss := range []dcd.Loss{dcd.L1SVM, dcd.L2SVM} {
+		dt := dcd.DefaultTuning()
+		sh := dcd.NewData(d, 1, &dt)
 		dd := FindDups(sh)
 		if dd == nil || !slices.Equal(dd.rows, []int32{0, 1, 3}) {
 			t.Fatalf("loss %d: groups %v", loss, dd)
 		}
-		p := dual.New(sh, loss, 1e-3, nil, nil, &tune)
+		p := dcd.New(sh, loss, 1e-3, nil, nil, nil, &dt)
 		p.Reset(1, 2, 3) // C = 2 for the positives, 3 for the negatives
 		set := func(alpha []float64) float64 {
 			copy(p.Alpha, alpha)
@@ -86,7 +85,7 @@ func TestPush(t *testing.T) {
 		if pushed[2] != start[2] || pushed[4] != start[4] {
 			t.Errorf("loss %d: rows out of the group moved: %v", loss, pushed)
 		}
-		if loss == dual.L1SVM {
+		if loss == dcd.L1SVM {
 			// 0 and 1 rise by 1.5 (row 0 reaches 2), then 3 and 1 by 0.5
 			// (row 1 reaches 3): f falls by twice the moves.
 			if want := []float64{2, 3, 0.25, 0.7, 0.4}; maxDiff(pushed, want) > 1e-15 || math.Abs(gain-4) > 1e-12 {

@@ -8,7 +8,8 @@ import (
 	"github.com/acfcd/acfcd/internal/synth"
 	dataio "github.com/acfcd/acfcd/io"
 	solver "github.com/acfcd/acfcd/solver"
-	"github.com/acfcd/acfcd/solver/dual"
+	"github.com/acfcd/acfcd/solver/dcd"
+	"github.com/acfcd/acfcd/solver/primal"
 )
 
 // overlapping returns rows examples over feats features, each present with
@@ -48,29 +49,57 @@ func messyRows(f32 bool) *dataio.Dataset {
 }
 
 // fixture is one binary subproblem (label +1 positive, cost c for both
-// classes) with its finisher, set up as the root package's training does.
+// classes) with its finisher, set up as package dual's training does:
+// Newton for -s 1 and 7, IPM for -s 3.
 type fixture struct {
-	p   *dual.Problem
-	f   *Finisher
-	t   *solver.Tuning
-	r   *solver.Run
-	obj float64 // the objective after Reset
+	p      *dcd.Problem
+	newton *Newton
+	ipm    *IPM
+	fin    solver.Finisher // the run's finisher: nil when off
+	t      *tunings
+	r      *solver.Run
+	obj    float64 // the objective after Reset
+}
+
+// tunings are the constants a fixture runs under: the finishers', dense
+// Newton's and the driver's.
+type tunings struct {
+	fin    Tuning
+	primal primal.Tuning
+	drv    solver.Tuning
+}
+
+func defaults() tunings {
+	return tunings{DefaultTuning(), primal.DefaultTuning(), solver.DefaultTuning()}
 }
 
 // newFixture sets up d's subproblem; bias < 0 means none, tune nil the
-// defaults, and on whether the finisher may switch at all.
-func newFixture(t *testing.T, d *dataio.Dataset, loss dual.Loss, c, eps, bias float64, tune *solver.Tuning, on bool) *fixture {
+// defaults, and on whether the finisher may switch at all (off, it is
+// there to be called directly).
+func newFixture(t *testing.T, d *dataio.Dataset, loss dcd.Loss, c, eps, bias float64, tune *tunings, on bool) *fixture {
 	t.Helper()
 	if tune == nil {
-		def := solver.DefaultTuning()
+		def := defaults()
 		tune = &def
 	}
-	sh := dual.NewData(d, bias, tune)
+	dt := dcd.DefaultTuning()
+	sh := dcd.NewData(d, bias, &dt)
 	x := &fixture{t: tune}
-	x.p = dual.New(sh, loss, eps, nil, nil, tune)
-	x.f = New(x.p, tune, on)
+	x.p = dcd.New(sh, loss, eps, nil, nil, &tune.drv, &dt)
 	x.obj = x.p.Reset(1, c, c)
-	x.f.Reset()
+	if loss == dcd.L1SVM {
+		x.ipm = NewIPM(x.p, &tune.fin, &tune.primal)
+		x.ipm.Reset()
+		if on {
+			x.fin = x.ipm
+		}
+	} else {
+		x.newton = NewNewton(x.p, &tune.fin, &tune.primal)
+		x.newton.Reset()
+		if on {
+			x.fin = x.newton
+		}
+	}
 	return x
 }
 
@@ -79,11 +108,11 @@ func newFixture(t *testing.T, d *dataio.Dataset, loss dual.Loss, c, eps, bias fl
 // over to the finisher (x.r.Handover()).
 func (x *fixture) run(sel solver.Selection, maxEpochs int) bool {
 	repair := solver.RepairMax
-	if x.p.Loss == dual.Logistic {
+	if x.p.Loss == dcd.Logistic {
 		repair = solver.RepairAtLeastOne
 	}
 	x.r = solver.NewRun(x.p, solver.Config{Selection: sel, Seed: 3, Eps: x.p.Eps, MaxEpochs: maxEpochs,
-		EarlyCheck: true, Repair: repair, Work: 2 * x.p.NNZ(), Switch: x.f.Due, Tuning: x.t})
+		EarlyCheck: true, Repair: repair, Work: 2 * x.p.NNZ(), Finisher: x.fin, Tuning: &x.t.drv})
 	x.r.Obj = x.obj
 	return x.r.Solve(3)
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	solver "github.com/acfcd/acfcd/solver"
-	"github.com/acfcd/acfcd/solver/dual"
+	"github.com/acfcd/acfcd/solver/dcd"
 	"github.com/acfcd/acfcd/solver/primal"
 )
 
@@ -51,6 +51,117 @@ import (
 // α (and dual CD finishes if it is not within eps), and a point worse
 // than the one at the switch is rolled back.
 
+// IPM is the interior-point finisher of a -s 3 subproblem
+// (solver.Finisher). It keeps its buffers from one subproblem to the next.
+type IPM struct {
+	p     *dcd.Problem
+	t     *Tuning
+	pt    *primal.Tuning // dense Newton's: NewtonDenseMax, HessianParallelOps, BinaryRows
+	poll  int64          // the driver's PollWork
+	rule  rule
+	nt    *ipmMat // allocated at the first switch
+	hg    *hinge
+	steps int // interior-point iterations of the current subproblem
+	trace func(format string, args ...any)
+}
+
+// NewIPM returns the finisher of p (loss L1SVM).
+func NewIPM(p *dcd.Problem, t *Tuning, pt *primal.Tuning) *IPM {
+	return &IPM{p: p, t: t, pt: pt, rule: rule{t: t}}
+}
+
+// ipmMat is the method's dense matrix H (dim × dim, lower triangle), the
+// per-example D⁻¹ and the dual at the switch.
+type ipmMat struct {
+	dim   int
+	h     []float64
+	dcoef []float64
+	at    point
+}
+
+// Reset prepares for a new subproblem of p (after p.Reset).
+func (f *IPM) Reset() {
+	f.steps = 0
+	budget, _ := f.estimate()
+	if f.t.SwitchOps > 0 && budget != 0 {
+		budget = f.t.SwitchOps
+	}
+	f.rule.reset(budget)
+}
+
+// Steps returns the interior-point iterations of the current subproblem.
+func (f *IPM) Steps() int { return f.steps }
+
+// Upfront is false: the method never goes first.
+func (f *IPM) Upfront() bool { return false }
+
+// Due is the switch rule, asked at every epoch's end.
+func (f *IPM) Due(r *solver.Run) bool {
+	p := f.p
+	return f.rule.due(state{
+		cost:     p.Ops + f.t.DualStepOps*r.Steps,
+		lastViol: r.LastViol,
+		eps:      p.Eps,
+		obj:      r.Obj,
+		hinge:    true,
+		nnz:      p.NNZ(),
+	}, f.gap, func() int64 {
+		budget, _ := f.estimate()
+		return p.Ops + f.t.DualStepOps*r.Steps + budget
+	})
+}
+
+// Finish runs the interior-point method from the dual's current point,
+// leaves the dual at its rounded answer (or rolls back to the point at the
+// switch) with r.Obj set, re-arms the rule for one more switch and
+// reports whether the point is worth certifying.
+func (f *IPM) Finish(r *solver.Run, round int) (improved bool) {
+	p, t := f.p, f.t
+	f.trace = r.Trace()
+	f.rule.reset(0)
+	f.steps += f.hingeFinish(r, round == 1)
+	improved = f.hingeRestore(r)
+	if round < t.IPMMaxRounds {
+		// Examples settled wrongly can leave dual CD a point it stalls
+		// at: should it stall, it switches again, after the same budget,
+		// to the method without settling.
+		if budget, ok := f.estimate(); ok && budget > 0 {
+			f.rule.reset(p.Ops + t.DualStepOps*r.Steps + budget)
+			f.rule.probed = true
+		}
+	}
+	return improved
+}
+
+// estimate returns the switch rule's budget: the estimated cost of the
+// method in the dual's operations, or false for never (more than
+// Tuning.NewtonDenseMax weights, where H does not fit).
+func (f *IPM) estimate() (int64, bool) {
+	p, t := f.p, f.t
+	nnz := p.NNZ()
+	dim := int64(p.NF + 1)
+	if dim > int64(f.pt.NewtonDenseMax) {
+		return 0, false
+	}
+	// Per interior-point iteration: H over every row, its Cholesky and
+	// two solves, and seven passes (w and the margins, two right-hand
+	// sides and two Z·p).
+	return dualOps(t.IPMGuessIters*(6*nnz+outer(p.Data)+dim*dim*dim/6+2*dim*dim), t.IPMOpsRatio), true
+}
+
+// gap returns the duality gap of -s 3 at the dual's point (one pass over
+// the data).
+func (f *IPM) gap() float64 {
+	p := f.p
+	var gap float64
+	for i, a := range p.Alpha {
+		c := p.UB[(p.Y[i]+1)>>1]
+		G := float64(float64(p.Y[i])*p.DotRow(int32(i), p.W)) - 1
+		gap += float64(a*max(G, 0)) + float64((c-a)*max(-G, 0))
+	}
+	return gap
+}
+
 // ipmStep is the fraction of the distance to the boundary a step takes
 // (Mehrotra's predictor-corrector).
 const ipmStep = 0.99
@@ -89,13 +200,14 @@ type ipmPart struct {
 	ops    int64
 }
 
-func (f *Finisher) newHinge() (*newton, *hinge) {
+func (f *IPM) newHinge() (*ipmMat, *hinge) {
 	dp := f.p
-	nt := f.newNewton()
-	if nt.h == nil {
-		nt.h = make([]float64, nt.dim*nt.dim)
-		nt.dcoef = make([]float64, dp.N)
+	if f.nt == nil {
+		dim := dp.NF + 1
+		f.nt = &ipmMat{dim: dim, h: make([]float64, dim*dim), dcoef: make([]float64, dp.N),
+			at: point{alpha: make([]float64, dp.N), w: make([]float64, dim)}}
 	}
+	nt := f.nt
 	if f.hg == nil {
 		n := dp.N
 		buf := make([]float64, 9*n)
@@ -112,7 +224,7 @@ func (f *Finisher) newHinge() (*newton, *hinge) {
 			}
 		}
 		f.hg.parts = f.ipmPartition(nt)
-		f.hg.binary = f.t.BinaryRows
+		f.hg.binary = f.pt.BinaryRows
 		for k := dp.RP[0]; k < dp.RP[n] && f.hg.binary; k++ {
 			f.hg.binary = dp.Value(k) == 1
 		}
@@ -131,7 +243,7 @@ func (f *Finisher) newHinge() (*newton, *hinge) {
 // one when the rows are not all sorted (addOuterAny sums straight into
 // nt.h), when the data is small, or when a second H would not fit in
 // ipmPartsMem.
-func (f *Finisher) ipmPartition(nt *newton) []ipmPart {
+func (f *IPM) ipmPartition(nt *ipmMat) []ipmPart {
 	dp := f.p
 	dim, n := nt.dim, dp.N
 	np := 1
@@ -148,7 +260,7 @@ func (f *Finisher) ipmPartition(nt *newton) []ipmPart {
 }
 
 // ipmBound splits set into the parts' ranges of about equal non-zeros.
-func (f *Finisher) ipmBound(hg *hinge) {
+func (f *IPM) ipmBound(hg *hinge) {
 	dp := f.p
 	var total int64
 	for _, i := range hg.set {
@@ -175,7 +287,7 @@ func (f *Finisher) ipmBound(hg *hinge) {
 
 // ipmRun calls fn on every part, on the calling goroutine and as many
 // helpers as the pool spares.
-func (f *Finisher) ipmRun(fn func(k int, p *ipmPart)) {
+func (f *IPM) ipmRun(fn func(k int, p *ipmPart)) {
 	dp := f.p
 	parts := f.hg.parts
 	helpers := 0
@@ -203,7 +315,7 @@ func (f *Finisher) ipmRun(fn func(k int, p *ipmPart)) {
 // ipmSum adds the parts' operations into dp.Ops and, unless vec is nil,
 // their partial sums of one vector (selected by vec) into the total, part
 // 0's, in order.
-func (f *Finisher) ipmSum(vec func(p *ipmPart) []float64) {
+func (f *IPM) ipmSum(vec func(p *ipmPart) []float64) {
 	dp := f.p
 	parts := f.hg.parts
 	for k := range parts {
@@ -223,13 +335,12 @@ func (f *Finisher) ipmSum(vec func(p *ipmPart) []float64) {
 // α the last rounded point (or the state at the switch if none was
 // tried), with w rebuilt and r.Obj = f(α), and keeps the state at the
 // switch for hingeRestore.
-func (f *Finisher) hingeFinish(r *solver.Run, settle bool) int {
+func (f *IPM) hingeFinish(r *solver.Run, settle bool) int {
 	dp := f.p
 	t0 := time.Now()
 	nt, hg := f.newHinge()
-	copy(nt.alpha, dp.Alpha)
-	copy(nt.w, dp.W)
-	nt.obj = r.Obj
+	nt.at.save(dp, r.Obj)
+	f.poll = r.Tuning().PollWork
 	hg.done = r.Done()
 	hg.aborted.Store(false)
 	n := dp.N
@@ -259,7 +370,7 @@ func (f *Finisher) hingeFinish(r *solver.Run, settle bool) int {
 	mu0 := max(f.t.IPMKappa*gap/float64(2*n), 1e-12*max(dp.UB[0], dp.UB[1]))
 	for i, G := range hg.g {
 		c := dp.UB[(dp.Y[i]+1)>>1]
-		a := dual.InteriorStart(dp.Alpha[i], G, c, mu0, f.t.IPMTheta)
+		a := InteriorStart(dp.Alpha[i], G, c, mu0, f.t.IPMTheta)
 		hg.a[i], hg.u[i] = a, c-a
 	}
 	clear(hg.wi)
@@ -302,8 +413,8 @@ loop:
 		// switch (f is below it at the optimum) when the pull into the
 		// interior made f large.
 		fs := math.Abs(fval)
-		if nt.obj < 0 {
-			fs = min(fs, -nt.obj)
+		if nt.at.obj < 0 {
+			fs = min(fs, -nt.at.obj)
 		}
 		if comp <= f.t.IPMRoundRel*fs {
 			tried = true
@@ -326,7 +437,7 @@ loop:
 		} else {
 			ipmFormPass(f, nt, hg, dp.Val32)
 		}
-		if hg.aborted.Load() || !primal.Cholesky(nt.h, nt.dim, r.Poll, dp.Pool, f.t.HessianParallelOps) {
+		if hg.aborted.Load() || !primal.Cholesky(nt.h, nt.dim, r.Poll, dp.Pool, f.pt.HessianParallelOps) {
 			break
 		}
 		dp.Ops += int64(nt.dim) * int64(nt.dim) * int64(nt.dim) / 6
@@ -389,7 +500,7 @@ loop:
 	if !tried {
 		f.ipmRound(hg)
 	}
-	f.rebuildW()
+	rebuildW(dp)
 	if f.trace != nil {
 		f.trace("ipm: %d iterations in %v", iters, time.Since(t0))
 	}
@@ -405,7 +516,7 @@ type floatV interface{ ~float32 | ~float64 }
 // hg.r = −G, hg.v = Zᵀ D⁻¹ r, and H = I + Zᵀ D⁻¹ Z in nt.h (its lower
 // triangle, as primal.Cholesky reads it). On cancellation it stops early
 // with hg.aborted set.
-func ipmFormPass[V floatV](f *Finisher, nt *newton, hg *hinge, val []V) {
+func ipmFormPass[V floatV](f *IPM, nt *ipmMat, hg *hinge, val []V) {
 	dim, h := nt.dim, nt.h
 	hg.parts[0].h, hg.parts[0].v = h, hg.v
 	f.ipmRun(func(_ int, p *ipmPart) {
@@ -428,13 +539,13 @@ func ipmFormPass[V floatV](f *Finisher, nt *newton, hg *hinge, val []V) {
 }
 
 // ipmFormRows is ipmFormPass over the rows of part p, into p.h and p.v.
-func ipmFormRows[V floatV](f *Finisher, nt *newton, hg *hinge, val []V, p *ipmPart) {
+func ipmFormRows[V floatV](f *IPM, nt *ipmMat, hg *hinge, val []V, p *ipmPart) {
 	dp := f.p
 	dim, nf, bias := nt.dim, dp.NF, dp.Bias
 	wi, v, h := hg.wi[:dim], p.v[:dim], p.h
 	var ops, work int64
 	for q := p.lo; q < p.hi; q++ {
-		if work >= f.t.PollWork {
+		if work >= f.poll {
 			// One formation near d = 4096 takes seconds.
 			work = 0
 			if hg.aborted.Load() || closed(hg.done) {
@@ -458,7 +569,7 @@ func ipmFormRows[V floatV](f *Finisher, nt *newton, hg *hinge, val []V, p *ipmPa
 		work += k * (k + 1) / 2
 		ops += k * (k + 1) / 2
 		if !hg.sorted {
-			addOuterAny(nt, int(i), di) // one part only (ipmPartition)
+			addOuterAny(dp, nt, int(i), di) // one part only (ipmPartition)
 			continue
 		}
 		if hg.binary {
@@ -479,8 +590,7 @@ func ipmFormRows[V floatV](f *Finisher, nt *newton, hg *hinge, val []V, p *ipmPa
 
 // addOuterAny adds di·x_i x_iᵀ, bias feature included, to the lower
 // triangle of nt.h for a row in any order (a Dataset built by hand).
-func addOuterAny(nt *newton, i int, di float64) {
-	dp := nt.pp
+func addOuterAny(dp *dcd.Problem, nt *ipmMat, i int, di float64) {
 	dim, h := nt.dim, nt.h
 	a, b := dp.RP[i], dp.RP[i+1]
 	if dp.Val32 == nil {
@@ -550,7 +660,7 @@ func rowAxpy[V floatV](c float64, idx []int32, x []V, v []float64, binary bool) 
 }
 
 // ipmRHSPass sets hg.v = Zᵀ D⁻¹ r.
-func ipmRHSPass[V floatV](f *Finisher, nt *newton, hg *hinge, val []V) {
+func ipmRHSPass[V floatV](f *IPM, nt *ipmMat, hg *hinge, val []V) {
 	dp := f.p
 	nf, bias := dp.NF, dp.Bias
 	hg.parts[0].v = hg.v
@@ -571,7 +681,7 @@ func ipmRHSPass[V floatV](f *Finisher, nt *newton, hg *hinge, val []V) {
 }
 
 // ipmDeltaPass sets Δα = D⁻¹(r − Z p) into hg.da and, with sum, hg.dw = ZᵀΔα.
-func ipmDeltaPass[V floatV](f *Finisher, nt *newton, hg *hinge, val []V, sum bool) {
+func ipmDeltaPass[V floatV](f *IPM, nt *ipmMat, hg *hinge, val []V, sum bool) {
 	dp := f.p
 	nf, bias := dp.NF, dp.Bias
 	pv := hg.p
@@ -608,7 +718,7 @@ func ipmDeltaPass[V floatV](f *Finisher, nt *newton, hg *hinge, val []V, sum boo
 
 // ipmSolve solves (Q + D)Δα = r into hg.da, with D⁻¹ in nt.dcoef, H
 // factored and v = Zᵀ D⁻¹ r in hg.v; with sum it also sets hg.dw = ZᵀΔα.
-func (f *Finisher) ipmSolve(nt *newton, hg *hinge, sum bool) {
+func (f *IPM) ipmSolve(nt *ipmMat, hg *hinge, sum bool) {
 	dp := f.p
 	primal.CholSolve(nt.h, nt.dim, 1, hg.v, hg.p)
 	dp.Ops += int64(nt.dim) * int64(nt.dim)
@@ -645,7 +755,7 @@ func (hg *hinge) maxStep(da, ds, dt []float64) float64 {
 // of the method solves the problem over the others with these held
 // there; should one belong elsewhere, the full KKT pass after the method
 // finds it and dual CD corrects it. It runs only before rounding starts.
-func (f *Finisher) ipmSettle(hg *hinge) {
+func (f *IPM) ipmSettle(hg *hinge) {
 	dp := f.p
 	m := 0
 	for q, i := range hg.set {
@@ -685,7 +795,7 @@ func (f *Finisher) ipmSettle(hg *hinge) {
 // ipmRound sets α of the set to the interior point rounded to the bounds
 // its multipliers point at, and returns the largest KKT violation over
 // the set there (w = wfix + Σ_set α_i z_i, in hg.dw).
-func (f *Finisher) ipmRound(hg *hinge) float64 {
+func (f *IPM) ipmRound(hg *hinge) float64 {
 	dp := f.p
 	copy(hg.dw, hg.wfix)
 	for q, a := range hg.a {
@@ -715,12 +825,12 @@ func (f *Finisher) ipmRound(hg *hinge) float64 {
 
 // hingeRestore restores the state at the switch if the finisher ended at
 // a worse dual point and returns false then.
-func (f *Finisher) hingeRestore(r *solver.Run) bool {
-	nt := f.nt
-	if r.Obj <= nt.obj || math.IsNaN(nt.obj) {
+func (f *IPM) hingeRestore(r *solver.Run) bool {
+	at := &f.nt.at
+	if r.Obj <= at.obj || math.IsNaN(at.obj) {
 		return true
 	}
-	f.restoreSwitch(r)
+	at.restore(f.p, r)
 	return false
 }
 

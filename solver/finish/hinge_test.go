@@ -13,25 +13,25 @@ import (
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/internal/testkit"
 	solver "github.com/acfcd/acfcd/solver"
-	"github.com/acfcd/acfcd/solver/dual"
+	"github.com/acfcd/acfcd/solver/dcd"
 )
 
 // TestHingeRestore: if the finisher ends at a worse dual point than the
 // one at the switch, that state is restored exactly.
 func TestHingeRestore(t *testing.T) {
-	x := newFixture(t, lowDim(), dual.L1SVM, 100, 1e-3, 1, nil, false)
+	x := newFixture(t, lowDim(), dcd.L1SVM, 100, 1e-3, 1, nil, false)
 	x.run(solver.Uniform, 5) // stops at the 5-epoch cap
 	alpha, alphaC, w := x.snapshot()
-	if x.f.hingeFinish(x.r, true) == 0 {
+	if x.ipm.hingeFinish(x.r, true) == 0 {
 		t.Fatal("no interior-point iteration")
 	}
-	if !x.f.hingeRestore(x.r) {
+	if !x.ipm.hingeRestore(x.r) {
 		t.Fatal("the finisher's (better) point was rejected")
 	}
 	// Pretend the switch point was better than the finisher's.
-	x.f.nt.obj = x.r.Obj - 1
-	obj := x.f.nt.obj
-	if x.f.hingeRestore(x.r) {
+	x.ipm.nt.at.obj = x.r.Obj - 1
+	obj := x.ipm.nt.at.obj
+	if x.ipm.hingeRestore(x.r) {
 		t.Fatal("a worse point was accepted")
 	}
 	if x.r.Obj != obj {
@@ -44,20 +44,20 @@ func TestHingeRestore(t *testing.T) {
 // optimal (gap 0 within rounding) still starts strictly inside the box
 // and keeps the optimum.
 func TestHingeWarmStartAtOptimum(t *testing.T) {
-	x := newFixture(t, overlapping(3, 300, 6, 0.8, 0.2, 2), dual.L1SVM, 10, 1e-9, 1, nil, false)
+	x := newFixture(t, overlapping(3, 300, 6, 0.8, 0.2, 2), dcd.L1SVM, 10, 1e-9, 1, nil, false)
 	if !x.run(solver.ACFShrink, 1000000) { // (uniform: 25 times the steps)
 		t.Fatal("dual did not converge")
 	}
 	obj := x.r.Obj
-	x.f.hingeFinish(x.r, true)
-	hg := x.f.hg
+	x.ipm.hingeFinish(x.r, true)
+	hg := x.ipm.hg
 	for q, a := range hg.a {
 		// (α may round to C_i in floating point: C_i − α is kept apart.)
 		if i := hg.set[q]; !(a > 0 && hg.u[q] > 0) || !(hg.s[q] > 0 && hg.t[q] > 0) {
 			t.Fatalf("example %d: α %v, C − α %v (C %v), s %v, t %v", i, a, hg.u[q], x.p.UB[(x.p.Y[i]+1)>>1], hg.s[q], hg.t[q])
 		}
 	}
-	if !x.f.hingeRestore(x.r) && testkit.RelDiff(x.r.Obj, obj) > 1e-12 {
+	if !x.ipm.hingeRestore(x.r) && testkit.RelDiff(x.r.Obj, obj) > 1e-12 {
 		t.Fatalf("objective %v after the finisher, %v before", x.r.Obj, obj)
 	}
 	if rd := testkit.RelDiff(x.r.Obj, obj); rd > 1e-9 {
@@ -71,12 +71,12 @@ func TestHingeWarmStartAtOptimum(t *testing.T) {
 // every example out of it sits exactly at a bound. (That the model is the
 // one reached without settling: the root package's TestHingeSettles.)
 func TestHingeSettles(t *testing.T) {
-	x := newFixture(t, lowDim(), dual.L1SVM, 1000, 1e-3, 1, nil, false)
+	x := newFixture(t, lowDim(), dcd.L1SVM, 1000, 1e-3, 1, nil, false)
 	x.run(solver.ACFShrink, 5) // stops at the cap, far from the optimum
-	if x.f.hingeFinish(x.r, true) == 0 {
+	if x.ipm.hingeFinish(x.r, true) == 0 {
 		t.Fatal("no interior-point iteration")
 	}
-	hg, n := x.f.hg, x.p.N
+	hg, n := x.ipm.hg, x.p.N
 	if len(hg.set) >= n {
 		t.Fatalf("nothing settled: %d of %d examples still in the set", len(hg.set), n)
 	}
@@ -97,21 +97,21 @@ func TestHingeSettles(t *testing.T) {
 // the probe off, the same run uses the whole budget first.
 func TestHingeProbe(t *testing.T) {
 	d := lowDim()
-	def := solver.DefaultTuning()
+	def := DefaultTuning()
 	for _, far := range []float64{def.IPMFarGap, math.Inf(1)} {
-		tune := def
-		tune.IPMFarGap = far
-		x := newFixture(t, d, dual.L1SVM, 1000, 1e-3, 1, &tune, true)
-		budget := x.f.rule.budget
+		tune := defaults()
+		tune.fin.IPMFarGap = far
+		x := newFixture(t, d, dcd.L1SVM, 1000, 1e-3, 1, &tune, true)
+		budget := x.ipm.rule.budget
 		if budget <= 0 {
 			t.Fatal("no switch budget")
 		}
 		x.run(solver.ACFShrink, 1000)
-		spent := x.p.Ops + tune.DualStepOps*x.r.Steps
+		spent := x.p.Ops + tune.fin.DualStepOps*x.r.Steps
 		if !x.r.Handover() {
 			t.Fatalf("far gap %v: no switch (%d of %d ops spent)", far, spent, budget)
 		}
-		if rel := x.f.hingeGap() / math.Abs(x.r.Obj); far == def.IPMFarGap && (spent >= budget || rel < far) {
+		if rel := x.ipm.gap() / math.Abs(x.r.Obj); far == def.IPMFarGap && (spent >= budget || rel < far) {
 			t.Errorf("probe on: switched after %d of %d ops, relative gap %.3g", spent, budget, rel)
 		}
 		if far != def.IPMFarGap && spent < budget {
@@ -126,14 +126,14 @@ func TestHingeProbe(t *testing.T) {
 // any row is unsorted), which the pool's spare processors run.
 func TestIPMParts(t *testing.T) {
 	d := lowDim()
-	parts := solver.DefaultTuning()
-	parts.IPMParallelNNZ = 0
+	parts := defaults()
+	parts.fin.IPMParallelNNZ = 0
 	for _, tc := range []struct {
 		name   string
-		tune   *solver.Tuning
+		tune   *tunings
 		unsort bool
 		want   int
-	}{{"small", nil, false, 1}, {"parts", &parts, false, parts.IPMMaxParts}, {"unsorted", &parts, true, 1}} {
+	}{{"small", nil, false, 1}, {"parts", &parts, false, parts.fin.IPMMaxParts}, {"unsorted", &parts, true, 1}} {
 		dd := d
 		if tc.unsort {
 			c := *d
@@ -142,8 +142,8 @@ func TestIPMParts(t *testing.T) {
 			slices.Reverse(c.Value[c.RowPtr[7]:c.RowPtr[8]])
 			dd = &c
 		}
-		x := newFixture(t, dd, dual.L1SVM, 100, 1e-3, 1, tc.tune, true)
-		_, hg := x.f.newHinge()
+		x := newFixture(t, dd, dcd.L1SVM, 100, 1e-3, 1, tc.tune, true)
+		_, hg := x.ipm.newHinge()
 		if len(hg.parts) != tc.want {
 			t.Fatalf("%s: %d parts, want %d", tc.name, len(hg.parts), tc.want)
 		}
@@ -157,7 +157,7 @@ func TestIPMParts(t *testing.T) {
 			for i := 0; i < x.p.N; i += stride {
 				hg.set = append(hg.set, int32(i))
 			}
-			x.f.ipmBound(hg)
+			x.ipm.ipmBound(hg)
 			var total, widest int64
 			for _, i := range hg.set {
 				total += nnz(i)
@@ -186,7 +186,7 @@ func TestIPMParts(t *testing.T) {
 			var mu sync.Mutex
 			ran := make([]int, len(hg.parts))
 			var helped atomic.Int64
-			x.f.ipmRun(func(k int, p *ipmPart) {
+			x.ipm.ipmRun(func(k int, p *ipmPart) {
 				if p != &hg.parts[k] {
 					t.Errorf("part %d: wrong buffers", k)
 				}
@@ -236,11 +236,11 @@ func TestBinaryRows(t *testing.T) {
 	for k := range ones.Value {
 		ones.Value[k] = 1
 	}
-	off := solver.DefaultTuning()
-	off.BinaryRows = false
+	off := defaults()
+	off.primal.BinaryRows = false
 	for _, tc := range []struct {
 		name string
-		tune *solver.Tuning
+		tune *tunings
 		all1 bool
 		want bool
 	}{{"ones", nil, true, true}, {"off", &off, true, false}, {"values", nil, false, false}} {
@@ -248,8 +248,8 @@ func TestBinaryRows(t *testing.T) {
 		if !tc.all1 {
 			d = lowDim()
 		}
-		x := newFixture(t, d, dual.L1SVM, 100, 1e-3, 1, tc.tune, true)
-		if _, hg := x.f.newHinge(); hg.binary != tc.want {
+		x := newFixture(t, d, dcd.L1SVM, 100, 1e-3, 1, tc.tune, true)
+		if _, hg := x.ipm.newHinge(); hg.binary != tc.want {
 			t.Errorf("%s: binary %v, want %v", tc.name, hg.binary, tc.want)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/acfcd/acfcd/internal/fmath"
 	solver "github.com/acfcd/acfcd/solver"
-	"github.com/acfcd/acfcd/solver/dual"
+	"github.com/acfcd/acfcd/solver/dcd"
 	"github.com/acfcd/acfcd/solver/primal"
 )
 
@@ -27,38 +27,126 @@ import (
 // (dense Hessian and Cholesky); for large d trust-region Newton-CG runs
 // instead, briefly, and hands back to the dual early (tron.go).
 
-// newton holds the fallback's state; it is allocated on the first switch
-// only, since most runs never need it.
+// Newton is the primal Newton finisher of a -s 1 or -s 7 subproblem
+// (solver.Finisher, solver.Starter). It keeps its buffers from one
+// subproblem to the next.
+type Newton struct {
+	p     *dcd.Problem
+	t     *Tuning
+	pt    *primal.Tuning
+	rule  rule
+	nt    *newton // allocated at the first switch: most runs never need it
+	steps int     // Newton steps (Newton-CG iterations) of the current subproblem
+	tron  int     // Newton-CG switches so far in this subproblem
+	start start   // how the subproblem starts (upfront.go)
+	trace func(format string, args ...any)
+}
+
+// NewNewton returns the finisher of p (loss L2SVM or Logistic) under the
+// primal Newton method's tuning pt.
+func NewNewton(p *dcd.Problem, t *Tuning, pt *primal.Tuning) *Newton {
+	return &Newton{p: p, t: t, pt: pt, rule: rule{t: t}}
+}
+
+// newton holds the finisher's state.
 type newton struct {
 	pp  *primal.Problem // the primal on the dual's rows, its W the dual's
 	dim int
 	cg  bool // the last primal solve was Newton-CG
 	// moved: Newton-CG accepted a step (P(w) decreased)
 	moved bool
-
-	// the dual state at the switch, restored if Newton does not improve it
-	alpha, alphaC, w []float64
-	obj              float64
-
-	// -s 3's interior-point method: its dense matrix H and per-example D⁻¹
-	h     []float64
-	dcoef []float64
+	at    point // the dual at the switch, restored if Newton does not improve it
 }
 
-func (f *Finisher) newNewton() *newton {
+// Reset prepares for a new subproblem of p (after p.Reset).
+func (f *Newton) Reset() {
+	f.steps, f.tron = 0, 0
+	budget := f.estimate()
+	if f.t.SwitchOps > 0 && budget != 0 {
+		budget = f.t.SwitchOps
+	}
+	f.start = f.upfront()
+	if f.start == epochFirst {
+		budget = 1 // the switch at the first epoch's end
+	}
+	f.rule.reset(budget)
+}
+
+// Steps returns the Newton steps (Newton-CG iterations) of the current
+// subproblem.
+func (f *Newton) Steps() int { return f.steps }
+
+// Due is the switch rule, asked at every epoch's end.
+func (f *Newton) Due(r *solver.Run) bool {
+	p := f.p
+	return f.rule.due(state{
+		cost:     p.Ops + f.t.DualStepOps*r.Steps,
+		lastViol: r.LastViol,
+		eps:      p.Eps,
+		obj:      r.Obj,
+		tron:     p.NF+1 > f.pt.NewtonDenseMax,
+		nnz:      p.NNZ(),
+	}, nil, nil)
+}
+
+// Finish runs primal Newton from the dual's current w, leaves the dual at
+// α from the margins (or rolls back to the point at the switch) with
+// r.Obj set, re-arms the rule where Newton-CG handed back early, and
+// reports whether the point is worth certifying.
+func (f *Newton) Finish(r *solver.Run, round int) (improved bool) {
+	p, t := f.p, f.t
+	f.trace = r.Trace()
+	f.rule.reset(0)
+	f.steps += f.primalNewton(r)
+	improved = f.dualFromPrimal(r)
+	if f.nt.cg && round < t.TronMaxRounds {
+		// Newton-CG hands back early: should the dual stall again, it
+		// switches again from where it is.
+		next := t.TronSwitchPasses * p.NNZ()
+		if t.SwitchOps > 0 {
+			next = t.SwitchOps
+		}
+		f.rule.reset(p.Ops + t.DualStepOps*r.Steps + next)
+	}
+	return improved
+}
+
+// estimate returns the switch rule's budget: the estimated cost of Newton
+// in the dual's operations (non-zeros touched).
+func (f *Newton) estimate() int64 {
+	p, t := f.p, f.t
+	if int64(p.NF+1) > int64(f.pt.NewtonDenseMax) {
+		return t.TronSwitchPasses * p.NNZ()
+	}
+	ratio := t.NewtonOpsSVM
+	if p.Loss == dcd.Logistic {
+		ratio = t.NewtonOpsLR
+	}
+	return dualOps(t.NewtonGuessIters*f.newtonStep(outer(p.Data)), ratio)
+}
+
+// newtonStep returns the operations of a dense Newton step given outer:
+// the Hessian, its Cholesky factor and four passes (margins, gradient,
+// direction and the line search's X·s).
+func (f *Newton) newtonStep(outer int64) int64 {
+	dim := int64(f.p.NF + 1)
+	return 4*f.p.NNZ() + outer + dim*dim*dim/6
+}
+
+func (f *Newton) newNewton(r *solver.Run) *newton {
 	p := f.p
 	if f.nt == nil {
 		dim := p.NF + 1
 		loss := primal.SquaredHinge
-		if p.Loss == dual.Logistic {
+		if p.Loss == dcd.Logistic {
 			loss = primal.Logistic
 		}
-		pp := primal.New(p.Rows, loss, f.t, p.Pool)
+		pp := primal.New(p.Rows, loss, r.Tuning(), f.pt, p.Pool)
 		pp.W = p.W
 		pp.Y = p.Y
-		f.nt = &newton{pp: pp, dim: dim, alpha: make([]float64, p.N), w: make([]float64, dim)}
-		if p.Loss == dual.Logistic {
-			f.nt.alphaC = make([]float64, p.N)
+		f.nt = &newton{pp: pp, dim: dim, at: point{alpha: make([]float64, p.N), w: make([]float64, dim)}}
+		if p.Loss == dcd.Logistic {
+			f.nt.at.alphaC = make([]float64, p.N)
 		}
 	}
 	return f.nt
@@ -66,13 +154,13 @@ func (f *Finisher) newNewton() *newton {
 
 // primal returns the primal problem of the current subproblem, its costs
 // and Ops those of the dual, cancellation that of r.
-func (f *Finisher) primal(r *solver.Run) *primal.Problem {
+func (f *Newton) primal(r *solver.Run) *primal.Problem {
 	p := f.p
-	pp := f.newNewton().pp
+	pp := f.newNewton(r).pp
 	// C_i as the dual has it (for -s 1 recovered from D_ii = 1/(2C_i),
-	// as dual.Problem.Cost does).
+	// as dcd.Problem.Cost does).
 	pp.Cost = p.UB
-	if p.Loss == dual.L2SVM {
+	if p.Loss == dcd.L2SVM {
 		pp.Cost = [2]float64{0.5 / p.Diag[0], 0.5 / p.Diag[1]}
 	}
 	pp.Ops = p.Ops
@@ -82,13 +170,10 @@ func (f *Finisher) primal(r *solver.Run) *primal.Problem {
 
 // primalNewton minimises the primal from the current w and returns the
 // Newton steps taken; it stops early on cancellation.
-func (f *Finisher) primalNewton(r *solver.Run) int {
+func (f *Newton) primalNewton(r *solver.Run) int {
 	p := f.p
-	nt := f.newNewton()
-	copy(nt.alpha, p.Alpha)
-	copy(nt.alphaC, p.AlphaC)
-	copy(nt.w, p.W)
-	nt.obj = r.Obj
+	nt := f.newNewton(r)
+	nt.at.save(p, r.Obj)
 	pp := f.primal(r)
 	defer func() { p.Ops = pp.Ops }()
 	nt.cg, nt.moved = false, false
@@ -101,7 +186,7 @@ func (f *Finisher) primalNewton(r *solver.Run) int {
 	}
 	xmax = math.Sqrt(xmax)
 	check := 0.0
-	if p.Loss == dual.Logistic {
+	if p.Loss == dcd.Logistic {
 		pp.DropSum = f.t.NewtonDropSum
 		check = f.t.NewtonViolCheck
 		pp.Lean = true
@@ -127,52 +212,31 @@ func (f *Finisher) primalNewton(r *solver.Run) int {
 // KKT pass continue from a consistent point. If that point is worse than
 // the dual state at the switch, it restores that state and returns false.
 // (Newton-CG's point is kept whenever it moved: see tron.go.)
-func (f *Finisher) dualFromPrimal(r *solver.Run) bool {
+func (f *Newton) dualFromPrimal(r *solver.Run) bool {
 	p, nt := f.p, f.nt
 	nt.pp.SetMargins()
 	p.Ops += p.RP[p.N] - p.RP[0]
 	for i, z := range nt.pp.Margins() {
 		ci := p.Cost(i)
 		var a float64
-		if p.Loss == dual.L2SVM {
+		if p.Loss == dcd.L2SVM {
 			a = 2 * ci * max(0, 1-z)
 		} else {
 			// α = C σ(−z), C − α = C σ(z), each computed directly; both
 			// stay strictly positive as the logistic dual requires.
 			a = ci / (1 + fmath.Exp(z))
 			ac := ci / (1 + fmath.Exp(-z))
-			tiny := ci * dual.Floor
+			tiny := ci * dcd.Floor
 			a, ac = max(a, tiny), max(ac, tiny)
 			p.AlphaC[i] = ac
 		}
 		p.Alpha[i] = a
 	}
-	f.rebuildW()
+	rebuildW(p)
 	r.Obj = p.Objective()
-	if r.Obj <= nt.obj || math.IsNaN(nt.obj) || nt.cg && nt.moved && !r.Cancelled() {
+	if r.Obj <= nt.at.obj || math.IsNaN(nt.at.obj) || nt.cg && nt.moved && !r.Cancelled() {
 		return true
 	}
-	f.restoreSwitch(r)
+	nt.at.restore(p, r)
 	return false
-}
-
-// rebuildW sets w = Σ α_i y_i x_i from scratch.
-func (f *Finisher) rebuildW() {
-	p := f.p
-	clear(p.W)
-	for i, a := range p.Alpha {
-		if a != 0 {
-			p.AxpyRow(a*float64(p.Y[i]), int32(i), p.W)
-		}
-	}
-}
-
-// restoreSwitch puts back the dual state saved at the switch (α, C − α
-// for -s 7, w and the tracked objective).
-func (f *Finisher) restoreSwitch(r *solver.Run) {
-	p, nt := f.p, f.nt
-	copy(p.Alpha, nt.alpha)
-	copy(p.AlphaC, nt.alphaC)
-	copy(p.W, nt.w)
-	r.Obj = nt.obj
 }

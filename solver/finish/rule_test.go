@@ -3,8 +3,6 @@ package finish
 import (
 	"math"
 	"testing"
-
-	solver "github.com/acfcd/acfcd/solver"
 )
 
 // ruleStep is one epoch's end as the switch rule sees it, and what it
@@ -37,7 +35,7 @@ func TestRule(t *testing.T) {
 		name   string
 		kind   kind
 		budget int64
-		tune   func(*solver.Tuning)
+		tune   func(*Tuning)
 		steps  []ruleStep
 	}{
 		{name: "below the budget, then at it", kind: plain, budget: 1000, steps: []ruleStep{
@@ -65,18 +63,18 @@ func TestRule(t *testing.T) {
 			{cost: 500, viol: 0.01, gap: 1e9, due: false, budget: 1000},
 			{cost: 999, viol: 1, gap: 1e9, due: false, budget: 1000},
 		}},
-		{name: "probe at IPMProbeAt", kind: hinge, budget: 1000, tune: func(t *solver.Tuning) { t.IPMProbeAt = 0.8 }, steps: []ruleStep{
+		{name: "probe at IPMProbeAt", kind: hinge, budget: 1000, tune: func(t *Tuning) { t.IPMProbeAt = 0.8 }, steps: []ruleStep{
 			{cost: 799, viol: 1, gap: 1e9, due: false, budget: 1000},
 			{cost: 800, viol: 1, gap: 1e9, due: true, gapCalls: 1, budget: 1000},
 		}},
-		{name: "probe off", kind: hinge, budget: 1000, tune: func(t *solver.Tuning) { t.IPMProbeAt = math.Inf(1) }, steps: []ruleStep{
+		{name: "probe off", kind: hinge, budget: 1000, tune: func(t *Tuning) { t.IPMProbeAt = math.Inf(1) }, steps: []ruleStep{
 			{cost: 999, viol: 1, gap: 1e9, due: false, budget: 1000},
 			{cost: 1000, viol: 1, gap: 1e9, due: true, gapCalls: 1, budget: 1000},
 		}},
 		{name: "no probe for -s 1 and 7", kind: plain, budget: 1000, steps: []ruleStep{
 			{cost: 999, viol: 1, gap: 1e9, due: false, budget: 1000},
 		}},
-		{name: "no probe after a deferral", kind: hinge, budget: 1000, tune: func(t *solver.Tuning) { t.IPMProbeAt, t.IPMMaxDefer = 1.5, 1 }, steps: []ruleStep{
+		{name: "no probe after a deferral", kind: hinge, budget: 1000, tune: func(t *Tuning) { t.IPMProbeAt, t.IPMMaxDefer = 1.5, 1 }, steps: []ruleStep{
 			{cost: 1000, viol: 1e-3, gap: 0.005, due: false, gapCalls: 1, budget: 2000},
 			{cost: 3000, viol: 1, gap: 1e9, due: true, budget: 2000},
 		}},
@@ -100,7 +98,7 @@ func TestRule(t *testing.T) {
 		{name: "no deferral above IPMNearGap", kind: hinge, budget: 1000, steps: []ruleStep{
 			{cost: 1000, viol: 1e-3, gap: 0.0101, due: true, gapCalls: 1, budget: 1000},
 		}},
-		{name: "no deferral with IPMMaxDefer 0", kind: hinge, budget: 1000, tune: func(t *solver.Tuning) { t.IPMMaxDefer = 0 }, steps: []ruleStep{
+		{name: "no deferral with IPMMaxDefer 0", kind: hinge, budget: 1000, tune: func(t *Tuning) { t.IPMMaxDefer = 0 }, steps: []ruleStep{
 			{cost: 500, viol: 1e-3, gap: 0, due: false, budget: 1000},
 			{cost: 1000, viol: 1e-3, gap: 0, due: true, budget: 1000},
 		}},
@@ -121,7 +119,7 @@ func TestRule(t *testing.T) {
 			{cost: 999, viol: 1e-9, gap: 0, due: false, budget: 1000},
 			{cost: 1500, viol: 1, gap: 0, due: true, budget: 1000},
 		}},
-		{name: "Newton-CG: TronDeferPasses 0", kind: tron, budget: 1000, tune: func(t *solver.Tuning) { t.TronDeferPasses = 0 }, steps: []ruleStep{
+		{name: "Newton-CG: TronDeferPasses 0", kind: tron, budget: 1000, tune: func(t *Tuning) { t.TronDeferPasses = 0 }, steps: []ruleStep{
 			{cost: 1000, viol: 1e-9, gap: 0, due: true, budget: 1000},
 		}},
 		{name: "no Newton-CG deferral for dense Newton", kind: plain, budget: 1000, steps: []ruleStep{
@@ -129,7 +127,7 @@ func TestRule(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tune := solver.DefaultTuning()
+			tune := DefaultTuning()
 			if tc.tune != nil {
 				tc.tune(&tune)
 			}

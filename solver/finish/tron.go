@@ -5,7 +5,7 @@ import (
 
 	"github.com/acfcd/acfcd/internal/fmath"
 	solver "github.com/acfcd/acfcd/solver"
-	"github.com/acfcd/acfcd/solver/dual"
+	"github.com/acfcd/acfcd/solver/dcd"
 	"github.com/acfcd/acfcd/solver/primal"
 )
 
@@ -21,27 +21,27 @@ import (
 // its budget of passes is spent; dual CD then finishes. Its point is kept
 // whenever it decreased P(w): for -s 1, α_i = 2C_i(1−z_i) magnifies any
 // error of the margins, so f(α(w)) is a poor measure of how close w is.
-// Should the dual stall again, it switches again (Finisher.Finish).
+// Should the dual stall again, it switches again (Newton.Finish).
 
 // tronBudgetSVM returns the budget in passes for -s 1: 0.1/eps passes for
 // -e eps (p.Eps is eps/2), between 10 and Tuning.TronBudgetPasses. For -s 7
 // the gap rule ends most rounds; for -s 1 it ends them late, since
 // α_i = 2C_i(1−z_i) magnifies the margins' errors, while P(w) drops within
 // the first few Newton steps, and the dual finishes as fast from there.
-func (f *Finisher) tronBudgetSVM() int64 {
+func (f *Newton) tronBudgetSVM() int64 {
 	return int64(min(float64(f.t.TronBudgetPasses), max(10, math.Round(0.05/f.p.Eps))))
 }
 
 // primalTron minimises the primal from the current w by Newton-CG and
 // returns its iterations; it stops early on cancellation, leaving w at
 // the last accepted iterate.
-func (f *Finisher) primalTron(r *solver.Run, pp *primal.Problem) int {
+func (f *Newton) primalTron(r *solver.Run, pp *primal.Problem) int {
 	p, nt := f.p, f.nt
 	nt.cg = true
 	// Each further switch doubles the budget: a dual that stalls again
 	// got handed back too early.
 	passes := f.t.TronBudgetPasses
-	if p.Loss == dual.L2SVM {
+	if p.Loss == dcd.L2SVM {
 		passes = f.tronBudgetSVM()
 	}
 	budget := passes * p.NNZ() << min(f.tron, 20)
@@ -51,7 +51,7 @@ func (f *Finisher) primalTron(r *solver.Run, pp *primal.Problem) int {
 		dualF := f.dualAt(pp)
 		gap := fval + dualF
 		if trace != nil {
-			trace("tron %d: f=%.12g dual=%.12g (switch %.12g) gap=%.3g cg=%d ops=%d", iter, fval, dualF, nt.obj, gap/math.Abs(fval), pp.CGSteps(), pp.Ops)
+			trace("tron %d: f=%.12g dual=%.12g (switch %.12g) gap=%.3g cg=%d ops=%d", iter, fval, dualF, nt.at.obj, gap/math.Abs(fval), pp.CGSteps(), pp.Ops)
 		}
 		return gap <= f.t.TronGapRel*math.Abs(fval)
 	})
@@ -62,7 +62,7 @@ func (f *Finisher) primalTron(r *solver.Run, pp *primal.Problem) int {
 // dualAt returns the dual objective f(α) at the α dualFromPrimal builds
 // from the current w, with ∇P(w) and the margins in pp: there
 // Σ α_i y_i x_i = w − ∇P(w), so it takes no data pass.
-func (f *Finisher) dualAt(pp *primal.Problem) float64 {
+func (f *Newton) dualAt(pp *primal.Problem) float64 {
 	p := f.p
 	g := pp.Gradient()
 	var ww, v float64
@@ -72,14 +72,14 @@ func (f *Finisher) dualAt(pp *primal.Problem) float64 {
 	}
 	for i, z := range pp.Margins() {
 		ci := p.Cost(i)
-		if p.Loss == dual.L2SVM {
+		if p.Loss == dcd.L2SVM {
 			if a := float64(2 * ci * max(0, 1-z)); a != 0 {
 				v += a*a/(4*ci) - a
 			}
 		} else {
 			a := ci / (1 + fmath.Exp(z))
 			ac := ci / (1 + fmath.Exp(-z))
-			v += dual.XLogX(a) + dual.XLogX(ac) - float64(ci*fmath.Log(ci))
+			v += dcd.XLogX(a) + dcd.XLogX(ac) - float64(ci*fmath.Log(ci))
 		}
 	}
 	return float64(0.5*ww) + v

@@ -2,7 +2,6 @@ package finish
 
 import (
 	solver "github.com/acfcd/acfcd/solver"
-	"github.com/acfcd/acfcd/solver/dual"
 )
 
 // The up-front choice of -s 1 and -s 7. On data with few features a dense
@@ -39,7 +38,7 @@ const (
 )
 
 // upfront is the rule.
-type upfront struct{ t *solver.Tuning }
+type upfront struct{ t *Tuning }
 
 // choose returns how a subproblem of shape s starts. Where a Newton step
 // costs at least Tuning.PrimalFirstEpoch dual epochs, one epoch of dual CD
@@ -57,17 +56,17 @@ func (u upfront) choose(s shape) start {
 }
 
 // upfront returns how the current subproblem (after the dual's Reset)
-// starts: never with Newton for -s 3 or with the fallback off.
-func (f *Finisher) upfront() start {
+// starts.
+func (f *Newton) upfront() start {
 	p := f.p
-	if !f.on || p.Loss == dual.L1SVM || p.N == 0 {
+	if p.N == 0 {
 		return dualFirst
 	}
-	s := shape{dense: p.NF+1 <= f.t.NewtonDenseMax, nnz: p.NNZ(), epoch: p.NNZ() + f.t.DualStepOps*int64(p.N)}
+	s := shape{dense: p.NF+1 <= f.pt.NewtonDenseMax, nnz: p.NNZ(), epoch: p.NNZ() + f.t.DualStepOps*int64(p.N)}
 	if !s.dense {
 		return dualFirst
 	}
-	s.step = f.newtonStep(f.outer())
+	s.step = f.newtonStep(outer(p.Data))
 	for i := range p.N {
 		s.kappa += float64(p.Cost(i) * p.Qii(int32(i)))
 	}
@@ -75,21 +74,22 @@ func (f *Finisher) upfront() start {
 	return upfront{f.t}.choose(s)
 }
 
-// PrimalFirst reports whether the current subproblem (after Reset) starts
-// with the primal Newton method (Primal) rather than dual CD. (A start
-// with one epoch of dual CD is the switch rule's, due after that epoch.)
-func (f *Finisher) PrimalFirst() bool { return f.start == newtonFirst }
+// First reports whether the current subproblem (after Reset) starts with
+// the primal Newton method (Start) rather than dual CD (solver.Starter).
+// (A start with one epoch of dual CD is the switch rule's, due after that
+// epoch.)
+func (f *Newton) First() bool { return f.start == newtonFirst }
 
 // Upfront reports whether the current subproblem's Newton steps were
 // chosen up front (Newton first, or after one dual epoch), rather than
 // by the switch rule on a stalling dual.
-func (f *Finisher) Upfront() bool { return f.start != dualFirst }
+func (f *Newton) Upfront() bool { return f.start != dualFirst }
 
-// Primal runs the primal Newton method from the dual's starting point,
+// Start runs the primal Newton method from the dual's starting point,
 // before any dual CD, and leaves the dual at α from the margins as
 // Finish does; it reports whether that point is worth certifying.
-func (f *Finisher) Primal(r *solver.Run) (improved bool) {
+func (f *Newton) Start(r *solver.Run) (improved bool) {
 	f.trace = r.Trace()
-	f.Steps += f.primalNewton(r)
+	f.steps += f.primalNewton(r)
 	return f.dualFromPrimal(r)
 }

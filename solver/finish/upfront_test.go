@@ -5,14 +5,14 @@ import (
 
 	dataio "github.com/acfcd/acfcd/io"
 	solver "github.com/acfcd/acfcd/solver"
-	"github.com/acfcd/acfcd/solver/dual"
+	"github.com/acfcd/acfcd/solver/dcd"
 )
 
 // TestUpfrontRule: the up-front rule on shapes at its boundaries (the
 // defaults: a Newton step of at most 16 dual epochs, one epoch of dual CD
 // first from 10, mean C‖x‖² at least 0.5, 65536 non-zeros, dense Newton).
 func TestUpfrontRule(t *testing.T) {
-	def := solver.DefaultTuning()
+	def := DefaultTuning()
 	u := upfront{&def}
 	ok := shape{dense: true, nnz: 1 << 16, step: 999, epoch: 100, kappa: 0.5}
 	for name, tc := range map[string]struct {
@@ -41,52 +41,49 @@ func TestUpfrontRule(t *testing.T) {
 
 // TestPrimalFirst: the finisher's decision on real subproblems (the size
 // threshold lowered to the test data): few features and a large C go to
-// Newton first; C small enough that mean C‖x‖² < 0.5, -s 3, the fallback
-// off, a costly Hessian and too many features for dense Newton do not.
+// Newton first; C small enough that mean C‖x‖² < 0.5, a costly Hessian
+// and too many features for dense Newton do not. (-s 3 and a run with the
+// fallback off have no Newton finisher at all.)
 func TestPrimalFirst(t *testing.T) {
-	tune := solver.DefaultTuning()
-	tune.PrimalFirstMinNNZ = 0
+	tune := defaults()
+	tune.fin.PrimalFirstMinNNZ = 0
 	low := lowDim() // 12 features, values in [−3, 3]: mean ‖x‖² about 25
-	wide := &dataio.Dataset{Rows: 2, Features: tune.NewtonDenseMax + 10, RowPtr: []int64{0, 1, 2},
-		Index: []int32{0, int32(tune.NewtonDenseMax) + 5}, Value: []float64{1, 1}, Label: []float64{1, -1}}
+	wide := &dataio.Dataset{Rows: 2, Features: tune.primal.NewtonDenseMax + 10, RowPtr: []int64{0, 1, 2},
+		Index: []int32{0, int32(tune.primal.NewtonDenseMax) + 5}, Value: []float64{1, 1}, Label: []float64{1, -1}}
 	dense := overlapping(4, 200, 300, 0.9, 0.1, 1) // a Hessian of 270²/2 per row, a step of hundreds of epochs
 	for _, tc := range []struct {
 		name string
 		d    *dataio.Dataset
-		loss dual.Loss
+		loss dcd.Loss
 		c    float64
-		on   bool
 		want bool
 	}{
-		{"-s 1 C=100", low, dual.L2SVM, 100, true, true},
-		{"-s 7 C=1", low, dual.Logistic, 1, true, true},
-		{"-s 1 C=0.01", low, dual.L2SVM, 0.01, true, false},
-		{"-s 3", low, dual.L1SVM, 100, true, false},
-		{"fallback off", low, dual.L2SVM, 100, false, false},
-		{"costly Hessian", dense, dual.L2SVM, 100, true, false},
-		{"Newton-CG", wide, dual.Logistic, 100, true, false},
+		{"-s 1 C=100", low, dcd.L2SVM, 100, true},
+		{"-s 7 C=1", low, dcd.Logistic, 1, true},
+		{"-s 1 C=0.01", low, dcd.L2SVM, 0.01, false},
+		{"costly Hessian", dense, dcd.L2SVM, 100, false},
+		{"Newton-CG", wide, dcd.Logistic, 100, false},
 	} {
-		x := newFixture(t, tc.d, tc.loss, tc.c, 1e-3, -1, &tune, tc.on)
-		if got := x.f.PrimalFirst(); got != tc.want {
+		x := newFixture(t, tc.d, tc.loss, tc.c, 1e-3, -1, &tune, true)
+		if got := x.newton.First(); got != tc.want {
 			t.Errorf("%s: Newton first %v, want %v", tc.name, got, tc.want)
 		}
-		if tc.want && x.f.rule.budget == 1 {
+		if tc.want && x.newton.rule.budget == 1 {
 			t.Errorf("%s: Newton first, and a switch due after the first epoch", tc.name)
 		}
 	}
 	// A costlier step (PrimalFirstEpoch lowered below this data's): one
 	// epoch of dual CD first, the switch due at its end.
 	epoch := tune
-	epoch.PrimalFirstEpoch = 1
-	x := newFixture(t, low, dual.L2SVM, 100, 1e-3, -1, &epoch, true)
-	if x.f.PrimalFirst() || x.f.rule.budget != 1 {
-		t.Errorf("one epoch first: Newton first %v, budget %d", x.f.PrimalFirst(), x.f.rule.budget)
+	epoch.fin.PrimalFirstEpoch = 1
+	x := newFixture(t, low, dcd.L2SVM, 100, 1e-3, -1, &epoch, true)
+	if x.newton.First() || x.newton.rule.budget != 1 {
+		t.Errorf("one epoch first: Newton first %v, budget %d", x.newton.First(), x.newton.rule.budget)
 	}
 	if x.run(solver.ACFShrink, 1000); !x.r.Handover() || x.r.Epochs() != 1 {
 		t.Errorf("one epoch first: switch %v after %d epochs", x.r.Handover(), x.r.Epochs())
 	}
-	def := solver.DefaultTuning()
-	if x := newFixture(t, low, dual.L2SVM, 100, 1e-3, -1, &def, true); x.f.PrimalFirst() {
+	if x := newFixture(t, low, dcd.L2SVM, 100, 1e-3, -1, nil, true); x.newton.First() {
 		t.Errorf("%d non-zeros, below the default PrimalFirstMinNNZ: Newton first", low.RowPtr[low.Rows])
 	}
 }

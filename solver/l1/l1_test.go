@@ -71,10 +71,10 @@ func svcObjective(d *dataio.Dataset, s *SVC, unreg bool, bias float64) float64 {
 // with the weights both equal and not.
 func TestSVCGains(t *testing.T) {
 	d := randData(1, 60, 12, 0.4)
-	tune := solver.DefaultTuning()
+	tune, lt := solver.DefaultTuning(), DefaultTuning()
 	for _, cs := range [][2]float64{{1, 1}, {3, 0.5}} {
 		for _, unreg := range []bool{false, true} {
-			s := NewSVC(NewData(d, 1), unreg, &tune)
+			s := NewSVC(NewData(d, 1), unreg, &tune, &lt)
 			f := s.Reset(d.Label, 1, cs[0], cs[1], 0.01)
 			if want := svcObjective(d, s, unreg, 1); math.Abs(f-want) > 1e-12*want {
 				t.Fatalf("F(0) = %g, want %g", f, want)
@@ -105,8 +105,8 @@ func TestSVCGains(t *testing.T) {
 // quadratic model by its gain, recomputed from the model's definition.
 func TestInnerGains(t *testing.T) {
 	d := randData(4, 50, 10, 0.5)
-	tune := solver.DefaultTuning()
-	s := NewLR(NewData(d, 1), true, &tune)
+	tune, lt := solver.DefaultTuning(), DefaultTuning()
+	s := NewLR(NewData(d, 1), true, &tune, &lt)
 	s.Reset(d.Label, 1, 2, 1)
 	s.outer(math.Inf(1))
 	copy(s.wpd, s.w)

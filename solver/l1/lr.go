@@ -74,12 +74,12 @@ const (
 
 // NewLR returns an LR for dt, reused by Reset for each subproblem; unreg
 // leaves the bias (if dt has one) out of the regulariser.
-func NewLR(dt *Data, unreg bool, t *solver.Tuning) *LR {
+func NewLR(dt *Data, unreg bool, drv *solver.Tuning, t *Tuning) *LR {
 	return &LR{sub: newSub(dt, unreg), row: make([]lrRow, dt.rows), lp: make([]float64, dt.rows),
 		eNew: make([]float64, dt.rows), lpNew: make([]float64, dt.rows),
 		w: make([]float64, len(dt.cols)), grad: make([]float64, len(dt.cols)), hdiag: make([]float64, len(dt.cols)),
 		wpd: make([]float64, len(dt.cols)),
-		ws:  make([]int32, 0, len(dt.cols)), last: make([]float64, len(dt.cols)), pollWork: t.PollWork,
+		ws:  make([]int32, 0, len(dt.cols)), last: make([]float64, len(dt.cols)), pollWork: drv.PollWork,
 		scale: make([]float64, len(dt.cols)), stepOps: t.L1StepOps, innerMax: t.L1InnerMaxEpochs}
 }
 
@@ -216,7 +216,7 @@ func (s *LR) Train(cfg solver.Config, eps float64, seed uint64, progress func(ep
 	maxEpochs := cfg.MaxEpochs
 	cfg.Progress = nil
 	cfg.EarlyCheck = false
-	cfg.Switch = nil
+	cfg.Finisher = nil
 	cfg.AfterBatch = nil
 	innerEps := 1.0
 	gmax := math.Inf(1)

@@ -71,8 +71,8 @@ const (
 
 // NewSVC returns an SVC for dt, reused by reset for each subproblem; unreg
 // leaves the bias (if dt has one) out of the regulariser.
-func NewSVC(dt *Data, unreg bool, t *solver.Tuning) *SVC {
-	s := &SVC{sub: newSub(dt, unreg), b: make([]float64, dt.rows), co: make([]svcCoord, len(dt.cols)), poll: t.PollWork}
+func NewSVC(dt *Data, unreg bool, drv *solver.Tuning, t *Tuning) *SVC {
+	s := &SVC{sub: newSub(dt, unreg), b: make([]float64, dt.rows), co: make([]svcCoord, len(dt.cols)), poll: drv.PollWork}
 	for k := range s.co {
 		s.co[k].a, s.co[k].b = dt.starts[k], dt.starts[k+1]
 	}

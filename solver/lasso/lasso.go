@@ -215,20 +215,21 @@ func (pr *Data) Features() int { return pr.nf }
 type Problem struct {
 	*Data
 	alpha    float64
-	lam      float64 // λ
-	l1p, l2p float64 // λα and λ(1−α)
-	eps      float64 // KKT tolerance
-	useEps   bool    // the KKT tolerance stops the run
-	gapTol   float64 // > 0: the absolute duality gap that stops the run
-	gapRel   float64 // > 0: the relative one
-	byThr    bool    // glmnet's rule stops the run (SetThresh)
-	thr      float64 // its threshold: thresh·‖y_c‖² on q_j·δ²
-	maxMove  float64 // the largest q_j·δ² since it was last read
-	cycled   bool    // the last working-set pass was a cycle below thr
-	sweeps   bool    // the run's selection is cyclic: a batch is a cycle
-	batchOK  bool    // under thr: the last batch moved no weight beyond thr
-	outside  int     // features outside W that the last full pass found violating
-	tune     *solver.Tuning
+	lam      float64        // λ
+	l1p, l2p float64        // λα and λ(1−α)
+	eps      float64        // KKT tolerance
+	useEps   bool           // the KKT tolerance stops the run
+	gapTol   float64        // > 0: the absolute duality gap that stops the run
+	gapRel   float64        // > 0: the relative one
+	byThr    bool           // glmnet's rule stops the run (SetThresh)
+	thr      float64        // its threshold: thresh·‖y_c‖² on q_j·δ²
+	maxMove  float64        // the largest q_j·δ² since it was last read
+	cycled   bool           // the last working-set pass was a cycle below thr
+	sweeps   bool           // the run's selection is cyclic: a batch is a cycle
+	batchOK  bool           // under thr: the last batch moved no weight beyond thr
+	outside  int            // features outside W that the last full pass found violating
+	drv      *solver.Tuning // the driver's: cancellation and parallel passes
+	tune     *Tuning
 	w        []float64 // per feature (scaled units)
 	rs       []float64 // residual r = rs + off (centred problem)
 	off      float64
@@ -291,9 +292,9 @@ type cand struct {
 }
 
 // New returns the solver at w = 0 for mixing alpha in (0, 1].
-func New(pr *Data, alpha float64, t *solver.Tuning) *Problem {
-	s := &Problem{Data: pr, alpha: alpha, tune: t, w: make([]float64, pr.nf), rs: make([]float64, pr.rows),
-		rho: make([]float64, pr.nf), in: make([]bool, pr.nf), poll: t.PollWork}
+func New(pr *Data, alpha float64, drv *solver.Tuning, t *Tuning) *Problem {
+	s := &Problem{Data: pr, alpha: alpha, drv: drv, tune: t, w: make([]float64, pr.nf), rs: make([]float64, pr.rows),
+		rho: make([]float64, pr.nf), in: make([]bool, pr.nf), poll: drv.PollWork}
 	copy(s.rs, pr.yc)
 	// w = 0 is measured at λ_max, where it is the solution: the strong
 	// rule starts from there.
@@ -321,7 +322,7 @@ func (s *Problem) SetPool(pool *procs.Pool) { s.pool = pool }
 // reports whether r was cancelled during the pass (the results are then
 // incomplete).
 func (s *Problem) dots(r *solver.Run, n int, nnz int64, body func(k int) int64) (cancelled bool) {
-	t := s.tune
+	t := s.drv
 	if s.pool == nil || n <= t.KKTChunkRows || nnz < t.KKTParallelNNZ {
 		for k := range n {
 			s.Ops += body(k)
@@ -650,7 +651,7 @@ func (s *Problem) resetResidual() {
 	// r_i gets the columns' terms in their order whichever goroutine
 	// updates row i: the same bits with helpers as without.
 	blocks := 1
-	t := s.tune
+	t := s.drv
 	if s.pool != nil && nnz >= t.KKTParallelNNZ && s.rows >= 2*t.KKTChunkRows {
 		blocks += s.pool.Take(min(s.rows/t.KKTChunkRows, 8) - 1)
 	}

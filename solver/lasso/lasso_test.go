@@ -152,7 +152,7 @@ func randomPoint(s *Problem, r *rand.Rand) {
 // across zero, within a sign, and from zero; the violation it reports is
 // the subgradient condition's at the point before the step.
 func TestLassoExactGain(t *testing.T) {
-	tune := solver.DefaultTuning()
+	tune, lt := solver.DefaultTuning(), DefaultTuning()
 	for _, icpt := range []bool{false, true} {
 		d := regression(21, 30, 12, 4, 0.4, 0.5, 2, 0.7)
 		pr, err := NewData(d, icpt, false)
@@ -160,7 +160,7 @@ func TestLassoExactGain(t *testing.T) {
 			t.Fatal(err)
 		}
 		ex := newCentred(d, icpt)
-		s := New(pr, 1, &tune)
+		s := New(pr, 1, &tune, &lt)
 		s.SetLambda(0.3*pr.LambdaMax(1), 0, 0)
 		r := rand.New(rand.NewPCG(1, 1))
 		kinds := map[string]int{}
@@ -213,7 +213,7 @@ func TestLassoExactGain(t *testing.T) {
 // repair it takes no step; with repair it steps once on every coordinate
 // above eps, and only then.
 func TestLassoPass(t *testing.T) {
-	tune := solver.DefaultTuning()
+	tune, lt := solver.DefaultTuning(), DefaultTuning()
 	r := rand.New(rand.NewPCG(2, 2))
 	for _, icpt := range []bool{false, true} {
 		d := regression(22, 25, 15, 5, 0.3, 0.3, 1, 0.4)
@@ -222,7 +222,7 @@ func TestLassoPass(t *testing.T) {
 			t.Fatal(err)
 		}
 		ex := newCentred(d, icpt)
-		s := New(pr, 1, &tune)
+		s := New(pr, 1, &tune, &lt)
 		scaled, repairs := 0, 0
 		for trial := 0; trial < 20; trial++ {
 			lam := pr.LambdaMax(1) * [...]float64{0.9, 0.3, 0.01, 1.2}[trial%4]
@@ -322,10 +322,10 @@ func BenchmarkLassoEpoch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tune := solver.DefaultTuning()
+	tune, lt := solver.DefaultTuning(), DefaultTuning()
 	for _, sel := range []solver.Selection{solver.Cyclic, solver.Uniform, solver.ACF} {
 		b.Run("select="+sel.String(), func(b *testing.B) {
-			s := New(pr, 1, &tune)
+			s := New(pr, 1, &tune, &lt)
 			s.SetLambda(0.05*pr.LambdaMax(1), 1e-300, 0)
 			for _, j := range s.cols {
 				s.add(j)
@@ -358,7 +358,7 @@ func BenchmarkLassoEpoch(b *testing.B) {
 // corrupted to 0) is found violating, joins the working set, and the fit
 // reaches the same optimum as an uncorrupted one.
 func TestLassoStrongRuleKKTCheck(t *testing.T) {
-	tune := solver.DefaultTuning()
+	tune, lt := solver.DefaultTuning(), DefaultTuning()
 	d := regression(23, 60, 40, 8, 0.3, 0.1, 1, 0.2)
 	pr, err := NewData(d, true, false)
 	if err != nil {
@@ -368,7 +368,7 @@ func TestLassoStrongRuleKKTCheck(t *testing.T) {
 	caught := 0
 	for _, fr := range [][2]float64{{0.5, 0.4}, {0.4, 0.33}, {0.3, 0.25}, {0.2, 0.17}} {
 		l1, l2 := fr[0]*pr.LambdaMax(1), fr[1]*pr.LambdaMax(1)
-		ref := New(pr, 1, &tune)
+		ref := New(pr, 1, &tune, &lt)
 		ref.SetLambda(l1, 0, 1e-12)
 		ref.Fit(cfg, 1)
 		w1 := append([]float64(nil), ref.w...)
@@ -380,7 +380,7 @@ func TestLassoStrongRuleKKTCheck(t *testing.T) {
 			if w1[j] != 0 || ref.w[j] == 0 {
 				continue // only a feature that enters between l1 and l2
 			}
-			s := New(pr, 1, &tune)
+			s := New(pr, 1, &tune, &lt)
 			s.SetLambda(l1, 0, 1e-12)
 			s.Fit(cfg, 1)
 			s.rho[j] = 0 // the strong rule now discards j at l2
@@ -418,9 +418,9 @@ func TestLassoNewtonNearInterpolation(t *testing.T) {
 	}
 	lam := 0.002 * pr.LambdaMax(1)
 	fit := func(newton float64) (*Problem, Fit) {
-		tune := solver.DefaultTuning()
-		tune.LassoNewton = newton
-		s := New(pr, 1, &tune)
+		tune, lt := solver.DefaultTuning(), DefaultTuning()
+		lt.LassoNewton = newton
+		s := New(pr, 1, &tune, &lt)
 		s.SetLambda(lam, 0, 1e-10)
 		cfg := solver.Config{Selection: solver.ACF, MaxEpochs: 1 << 24, Tuning: &tune}
 		return s, s.Fit(cfg, 1)
@@ -495,10 +495,10 @@ func TestLassoParallelPasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	lam := 0.01 * pr.LambdaMax(1)
-	tune := solver.DefaultTuning()
+	tune, lt := solver.DefaultTuning(), DefaultTuning()
 	tune.KKTChunkRows, tune.KKTParallelNNZ = 16, 1 // every pass in chunks
 	fit := func(pool *procs.Pool, thresh float64) *Problem {
-		s := New(pr, 0.9, &tune)
+		s := New(pr, 0.9, &tune, &lt)
 		s.SetPool(pool)
 		s.SetLambda(lam, 0, 0)
 		if thresh > 0 {
@@ -516,7 +516,7 @@ func TestLassoParallelPasses(t *testing.T) {
 			t.Errorf("thresh %g: helpers changed the fit: ops %d vs %d, gap %g vs %g", thresh, par.Ops, seq.Ops, par.PassGap, seq.PassGap)
 		}
 	}
-	s := New(pr, 1, &tune)
+	s := New(pr, 1, &tune, &lt)
 	s.SetPool(procs.NewPool(3))
 	s.SetLambda(lam, 0, 0)
 	done := make(chan struct{})
@@ -537,8 +537,8 @@ func TestLassoGrowMargin(t *testing.T) {
 	}
 	// |g_j| at w = 0, and a λ just above the fourth largest: three
 	// violators and at least the fourth within 5%.
-	def := solver.DefaultTuning()
-	probe := New(pr, 1, &def)
+	def, deflt := solver.DefaultTuning(), DefaultTuning()
+	probe := New(pr, 1, &def, &deflt)
 	probe.SetLambda(pr.LambdaMax(1), 0, 1e-12)
 	probe.fullPass(nil)
 	var g []float64
@@ -557,9 +557,9 @@ func TestLassoGrowMargin(t *testing.T) {
 		{0.05, lam, countAbove(g, 0.95*lam), 3},
 		{0.05, 1.01 * g[0], 0, 0}, // nothing violates: nothing near joins
 	} {
-		tune := solver.DefaultTuning()
-		tune.LassoGrowMargin = c.margin
-		s := New(pr, 1, &tune)
+		tune, lt := solver.DefaultTuning(), DefaultTuning()
+		lt.LassoGrowMargin = c.margin
+		s := New(pr, 1, &tune, &lt)
 		s.SetLambda(c.lam, 0, 1e-12)
 		s.fullPass(nil)
 		n := s.grow()
@@ -593,7 +593,7 @@ func countAbove(x []float64, v float64) int {
 // the cyclic batches that pass its test end the run at a point as close
 // to the optimum as a tight solve says.
 func TestLassoAutoSelection(t *testing.T) {
-	tune := solver.DefaultTuning()
+	tune, lt := solver.DefaultTuning(), DefaultTuning()
 	for _, c := range []struct {
 		name  string
 		d     *dataio.Dataset
@@ -608,7 +608,7 @@ func TestLassoAutoSelection(t *testing.T) {
 		}
 		lam := 0.05 * pr.LambdaMax(1)
 		fit := func(sel solver.Selection, thresh float64) (*Problem, Fit) {
-			s := New(pr, 1, &tune)
+			s := New(pr, 1, &tune, &lt)
 			s.SetLambda(lam, 0, 1e-12)
 			if thresh > 0 {
 				s.SetThresh(thresh)
@@ -653,8 +653,8 @@ func TestLassoWarmupOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tune := solver.DefaultTuning()
-	s := New(pr, 1, &tune)
+	tune, lt := solver.DefaultTuning(), DefaultTuning()
+	s := New(pr, 1, &tune, &lt)
 	s.SetLambda(0.3*pr.LambdaMax(1), 0, 1e-9)
 	if f := s.Fit(solver.Config{Selection: solver.ACF, MaxEpochs: 1 << 20, Tuning: &tune}, 1); !f.Converged {
 		t.Fatal("not converged")

@@ -93,13 +93,13 @@ const maxShrinkClasses = math.MaxUint16
 // none); eps is the tolerance on the largest violation. With shrink the
 // steps shrink classes and examples as liblinear does (the driver's
 // Shrink and ACFShrink selections).
-func NewCS(d *dataio.Dataset, class []int32, ub []float64, bias, eps float64, shrink bool, pool *procs.Pool, t *solver.Tuning) *CS {
+func NewCS(d *dataio.Dataset, class []int32, ub []float64, bias, eps float64, shrink bool, pool *procs.Pool, drv *solver.Tuning, t *Tuning) *CS {
 	if t == nil {
-		def := solver.DefaultTuning()
+		def := DefaultTuning()
 		t = &def
 	}
 	K := len(ub)
-	s := &CS{examples: newExamples(d, class, ub, bias, eps, pool, t)}
+	s := &CS{examples: newExamples(d, class, ub, bias, eps, pool, drv)}
 	if shrink && K <= maxShrinkClasses {
 		s.perm = make([]uint16, s.N*K)
 		s.nact = make([]uint16, s.N)

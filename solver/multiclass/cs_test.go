@@ -131,7 +131,7 @@ func TestCSBlockStep(t *testing.T) {
 						K = max(K, int(c)+1)
 					}
 					ub := csUB(r, K, pr.c)
-					s := NewCS(d, class, ub, bias, 0, shrink, nil, &tune)
+					s := NewCS(d, class, ub, bias, 0, shrink, nil, &tune, nil)
 					csRandomAlpha(r, s.Alpha, class, ub, K)
 					copy(s.W, csRefW(d, s.Alpha, K, bias))
 					f := func() float64 { return csRefDual(d, class, s.Alpha, K, bias) }
@@ -301,7 +301,7 @@ func TestCSKKTPassChunked(t *testing.T) {
 		if shrink {
 			sel = solver.ACFShrink
 		}
-		s := NewCS(d, class, ub, 1, 0, shrink, nil, &base)
+		s := NewCS(d, class, ub, 1, 0, shrink, nil, &base, nil)
 		run := solver.NewRun(s, solver.Config{Selection: sel, Seed: 5, MaxEpochs: 3, Work: s.Work(), Tuning: &base})
 		if run.Solve(5) || !run.Capped() {
 			t.Fatal("the three epochs to the test point did not end at the cap")
@@ -364,7 +364,7 @@ func TestCSNoAllocs(t *testing.T) {
 	tune := solver.DefaultTuning()
 	for _, data := range []*dataio.Dataset{d, &d32} {
 		for _, shrink := range []bool{false, true} {
-			s := NewCS(data, class, []float64{10, 10, 10, 10}, 1, 0, shrink, nil, &tune)
+			s := NewCS(data, class, []float64{10, 10, 10, 10}, 1, 0, shrink, nil, &tune, nil)
 			sweep := func() {
 				for i := range int32(s.N) {
 					s.Step(i, (i+2)%int32(s.N), solver.Thresholds{})
@@ -390,7 +390,7 @@ func TestCSGather(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
 	tune := solver.DefaultTuning()
 	for _, data := range []*dataio.Dataset{d, &d32} {
-		s := NewCS(data, class, csUB(r, 7, 1), 2, 0, true, nil, &tune)
+		s := NewCS(data, class, csUB(r, 7, 1), 2, 0, true, nil, &tune, nil)
 		for j := range s.W {
 			s.W[j] = r.NormFloat64()
 		}
@@ -429,7 +429,7 @@ func BenchmarkCSEpoch(b *testing.B) {
 	tune := solver.DefaultTuning()
 	for _, sel := range []solver.Selection{solver.Uniform, solver.ACF, solver.Shrink, solver.ACFShrink} {
 		b.Run("select="+sel.String(), func(b *testing.B) {
-			s := NewCS(d, class, ub, 1, 0, sel == solver.Shrink || sel == solver.ACFShrink, nil, &tune)
+			s := NewCS(d, class, ub, 1, 0, sel == solver.Shrink || sel == solver.ACFShrink, nil, &tune, nil)
 			const warm = 5
 			var r *solver.Run
 			var steps0 int64
@@ -487,7 +487,7 @@ func TestCSPush(t *testing.T) {
 			}
 			d, class := withDups(pr.d, pr.class, K, 40, r)
 			ub := csUB(r, K, pr.c)
-			s := NewCS(d, class, ub, 1, 0, true, nil, &tune)
+			s := NewCS(d, class, ub, 1, 0, true, nil, &tune, nil)
 			// groups from scratch: identical rows (the empty ones of
 			// wwCases included), two or more classes
 			want := 0
@@ -562,7 +562,7 @@ func BenchmarkCSGather(b *testing.B) {
 		for _, div := range []int{0, 16, 8, 4, 2, 1} {
 			b.Run(fmt.Sprintf("%s/div=%d", tc.name, div), func(b *testing.B) {
 				tune := solver.DefaultTuning()
-				s := NewCS(d, class, ub, 1, 0, true, nil, &tune)
+				s := NewCS(d, class, ub, 1, 0, true, nil, &tune, nil)
 				r := solver.NewRun(s, solver.Config{Selection: solver.ACFShrink, Seed: 1, MaxEpochs: 10, Work: s.Work(), Tuning: &tune})
 				r.Solve(1)
 				s.gather = 0

@@ -13,7 +13,7 @@ import (
 
 // clone copies s's point and counters, with tuning t, helpers from pool
 // and scratch of its own.
-func clone(s *Problem, t *solver.Tuning, pool *procs.Pool) *Problem {
+func clone(s *WW, t *solver.Tuning, pool *procs.Pool) *WW {
 	c := *s
 	c.W, c.Alpha = slices.Clone(s.W), slices.Clone(s.Alpha)
 	K := s.K
@@ -34,7 +34,7 @@ func TestWWKKTPassChunked(t *testing.T) {
 	d, class := classData(67, 2500, 200, 4, 0.04, 0.1, 0)
 	ub := []float64{1, 2, 1, 0.5}
 	base := solver.DefaultTuning()
-	s := New(d, class, ub, 1, 0, nil, &base)
+	s := NewWW(d, class, ub, 1, 0, nil, &base)
 	run := solver.NewRun(s, solver.Config{Selection: solver.ACF, Seed: 5, MaxEpochs: 3, Work: s.Work(), Tuning: &base})
 	if run.Solve(5) || !run.Capped() {
 		t.Fatal("the three epochs to the test point did not end at the cap")
@@ -53,7 +53,7 @@ func TestWWKKTPassChunked(t *testing.T) {
 		for _, repair := range []bool{false, true} {
 			name := fmt.Sprintf("eps=%.3g/repair=%v", eps, repair)
 			s.eps = eps
-			pass := func(p *Problem) (ok bool, r *solver.Run) {
+			pass := func(p *WW) (ok bool, r *solver.Run) {
 				r = solver.NewRun(p, solver.Config{Selection: solver.ACF, Eps: eps, MaxEpochs: 1, Tuning: p.tune})
 				r.Obj = p.Objective()
 				return p.Pass(r, repair), r

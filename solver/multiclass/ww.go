@@ -64,9 +64,9 @@ import (
 // pgZero: a block is stepped on only when its violation exceeds this.
 const pgZero = 1e-12
 
-// Problem is one Weston–Watkins training run (solver.Problem). It is not
+// WW is one Weston–Watkins training run (solver.Problem). It is not
 // safe for concurrent use; nothing is allocated after New.
-type Problem struct {
+type WW struct {
 	// examples holds the point: W, and Alpha[i*K+c] = α_ic, whose slot
 	// c = y_i stays 0.
 	examples
@@ -76,12 +76,12 @@ type Problem struct {
 	grad, t, srt []float64
 }
 
-// New sets up a run at α = 0, W = 0 on the examples of d, with class the
+// NewWW sets up a run at α = 0, W = 0 on the examples of d, with class the
 // class index of each example, ub the C of each class and bias B (< 0:
 // none); eps is the tolerance on the largest violation.
-func New(d *dataio.Dataset, class []int32, ub []float64, bias, eps float64, pool *procs.Pool, t *solver.Tuning) *Problem {
+func NewWW(d *dataio.Dataset, class []int32, ub []float64, bias, eps float64, pool *procs.Pool, t *solver.Tuning) *WW {
 	K := len(ub)
-	s := &Problem{examples: newExamples(d, class, ub, bias, eps, pool, t)}
+	s := &WW{examples: newExamples(d, class, ub, bias, eps, pool, t)}
 	s.grad = make([]float64, K)
 	s.t = make([]float64, K)
 	s.srt = make([]float64, K)
@@ -90,7 +90,7 @@ func New(d *dataio.Dataset, class []int32, ub []float64, bias, eps float64, pool
 
 // gradients sets s.grad[c] = ∂f/∂α_ic from s.dec (0 at c = y_i) and
 // returns the block's KKT violation, max_c |projected gradient|.
-func (s *Problem) gradients(i int32) float64 {
+func (s *WW) gradients(i int32) float64 {
 	K := s.K
 	y := int(s.class[i])
 	C := s.ub[y]
@@ -119,7 +119,7 @@ func (s *Problem) gradients(i int32) float64 {
 // blockStep minimises f exactly over the block of example i, given its
 // gradients in s.grad and violation viol, applies the change to α and W
 // and returns the exact decrease of f.
-func (s *Problem) blockStep(i int32, viol float64) float64 {
+func (s *WW) blockStep(i int32, viol float64) float64 {
 	if viol <= pgZero {
 		return 0
 	}
@@ -274,7 +274,7 @@ func theta(t, srt []float64, y int, C, A float64) float64 {
 
 // Step visits example i (solver.Problem): decision values, gradients, the
 // exact block step.
-func (s *Problem) Step(i, ahead int32, _ solver.Thresholds) (viol, gain float64, shrink bool) {
+func (s *WW) Step(i, ahead int32, _ solver.Thresholds) (viol, gain float64, shrink bool) {
 	if ahead >= 0 {
 		s.Prefetch(ahead)
 	}
@@ -286,23 +286,23 @@ func (s *Problem) Step(i, ahead int32, _ solver.Thresholds) (viol, gain float64,
 // Pass goes over every example in storage order at the current point
 // (solver.Problem; see examples.pass): with repair, an example whose
 // violation exceeds eps gets an exact block step on the spot.
-func (s *Problem) Pass(r *solver.Run, repair bool) bool { return s.pass(s, r, repair) }
+func (s *WW) Pass(r *solver.Run, repair bool) bool { return s.pass(s, r, repair) }
 
 // helper returns a copy of s with scratch of its own (evaluator).
-func (s *Problem) helper() evaluator {
+func (s *WW) helper() evaluator {
 	h := *s
 	h.dec, h.grad = make([]float64, s.K), make([]float64, s.K)
 	return &h
 }
 
-func (s *Problem) base() *examples { return &s.examples }
+func (s *WW) base() *examples { return &s.examples }
 
 // repair is the block step of a full pass (evaluator).
-func (s *Problem) repair(i int32, viol float64) float64 { return s.blockStep(i, viol) }
+func (s *WW) repair(i int32, viol float64) float64 { return s.blockStep(i, viol) }
 
 // eval sets s.dec and s.grad for example i and returns its weighted loss
 // C_i Σ_{c≠y_i} max(0, 1 − (w_y − w_c)ᵀx_i) and KKT violation.
-func (s *Problem) eval(i int32) (loss, viol float64) {
+func (s *WW) eval(i int32) (loss, viol float64) {
 	s.decision(i)
 	y := s.class[i]
 	dy := s.dec[y]
@@ -316,7 +316,7 @@ func (s *Problem) eval(i int32) (loss, viol float64) {
 }
 
 // Objective is f(α) = ½ Σ_c ‖w_c‖² − Σ α, recomputed from W and α.
-func (s *Problem) Objective() float64 {
+func (s *WW) Objective() float64 {
 	var ww, sa float64
 	for _, x := range s.W {
 		ww += float64(x * x)

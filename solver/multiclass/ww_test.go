@@ -147,7 +147,7 @@ func TestWWBlockStep(t *testing.T) {
 				for c := range ub {
 					ub[c] = pr.c * (0.5 + r.Float64())
 				}
-				s := New(d, class, ub, bias, 0, nil, &tune)
+				s := NewWW(d, class, ub, bias, 0, nil, &tune)
 				// Start from a random feasible point with many α at bounds.
 				for i := 0; i < d.Rows; i++ {
 					for c := 0; c < K; c++ {
@@ -349,7 +349,7 @@ func TestWWNoAllocs(t *testing.T) {
 	}
 	tune := solver.DefaultTuning()
 	for _, data := range []*dataio.Dataset{d, &d32} {
-		s := New(data, class, []float64{10, 10, 10, 10}, 1, 0, nil, &tune)
+		s := NewWW(data, class, []float64{10, 10, 10, 10}, 1, 0, nil, &tune)
 		sweep := func() {
 			for i := range int32(s.N) {
 				s.Step(i, (i+2)%int32(s.N), solver.Thresholds{})
@@ -375,7 +375,7 @@ func BenchmarkWWEpoch(b *testing.B) {
 	tune := solver.DefaultTuning()
 	for _, sel := range []solver.Selection{solver.Uniform, solver.ACF} {
 		b.Run("select="+sel.String(), func(b *testing.B) {
-			s := New(d, class, ub, 1, 0, nil, &tune)
+			s := NewWW(d, class, ub, 1, 0, nil, &tune)
 			const warm = 5
 			var r *solver.Run
 			var steps0 int64

@@ -521,7 +521,7 @@ func hessianRows[V FloatV](p *Problem, val []V, h []float64, k int, caller bool,
 			hr[nf] += float64(bv * bias)
 			work += int64(len(idx))
 		}
-		if work >= p.tune.PollWork {
+		if work >= p.drv.PollWork {
 			work = 0
 			if caller {
 				if abort.Load() || p.Poll != nil && p.Poll() {
@@ -556,7 +556,7 @@ func (p *Problem) hessianAny(h []float64, abort *atomic.Bool) {
 			h[nf*dim+nf] += float64(bv * p.Bias)
 		}
 		work += (b - a) * (b - a + 1) / 2
-		if work >= p.tune.PollWork {
+		if work >= p.drv.PollWork {
 			work = 0
 			if p.Poll != nil && p.Poll() {
 				abort.Store(true)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/kernel"
-	solver "github.com/acfcd/acfcd/solver"
 )
 
 // TestAddOuter: the four-row scatter into the lower triangle gives
@@ -107,7 +106,7 @@ func TestHessian(t *testing.T) {
 	}
 	d = overlapping(3, 500, 40, 0.5, 0.1, 2)
 	one := problem(t, d, Logistic, 1, 2, 1, nil, 0)
-	tune := solver.DefaultTuning()
+	tune := DefaultTuning()
 	tune.HessianParallelOps = 0
 	four := problem(t, d, Logistic, 1, 2, 1, &tune, 3)
 	for _, p := range []*Problem{one, four} {
@@ -135,7 +134,7 @@ func TestHessian(t *testing.T) {
 func TestHessianIncremental(t *testing.T) {
 	d := overlapping(3, 500, 40, 0.5, 0.1, 2)
 	for _, spare := range []int{0, 3} {
-		tune := solver.DefaultTuning()
+		tune := DefaultTuning()
 		tune.HessianParallelOps = 0
 		p := problem(t, d, SquaredHinge, 1, 2, 1, &tune, spare)
 		fresh := problem(t, d, SquaredHinge, 1, 2, 1, &tune, spare)
@@ -320,7 +319,7 @@ func TestOnesRows(t *testing.T) {
 	for k := range d.Value {
 		d.Value[k] = 1
 	}
-	tune := solver.DefaultTuning()
+	tune := DefaultTuning()
 	ones := problem(t, d, SquaredHinge, 1, 1, 1, &tune, 0)
 	tune2 := tune
 	tune2.BinaryRows = false

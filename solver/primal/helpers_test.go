@@ -81,13 +81,14 @@ func denseRow(d *dataio.Dataset, i int, bias float64) []float64 {
 // > 0) with costs cn, cp, or for SquaredTube targets with cost cp and ε
 // 0.1; bias < 0 means none. tune nil is the defaults; spare is the
 // number of spare processors in its pool.
-func problem(t *testing.T, d *dataio.Dataset, loss Loss, cn, cp, bias float64, tune *solver.Tuning, spare int) *Problem {
+func problem(t *testing.T, d *dataio.Dataset, loss Loss, cn, cp, bias float64, tune *Tuning, spare int) *Problem {
 	t.Helper()
 	if tune == nil {
-		def := solver.DefaultTuning()
+		def := DefaultTuning()
 		tune = &def
 	}
-	p := New(rows.New(d, bias), loss, tune, procs.NewPool(spare))
+	drv := solver.DefaultTuning()
+	p := New(rows.New(d, bias), loss, &drv, tune, procs.NewPool(spare))
 	if loss == SquaredTube {
 		p.T = d.Label
 		p.Cost = [2]float64{cp, cp}

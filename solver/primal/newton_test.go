@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	dataio "github.com/acfcd/acfcd/io"
-	solver "github.com/acfcd/acfcd/solver"
 )
 
 // gradient recomputes ∇f(w) from the definition, independently of the
@@ -76,7 +75,7 @@ func TestNewtonOptimal(t *testing.T) {
 				g0 := norm(gradient(d, loss, cn, cp, bias, free, make([]float64, d.Features+1)))
 				var fs [2]float64
 				for k, dense := range []bool{true, false} {
-					tune := solver.DefaultTuning()
+					tune := DefaultTuning()
 					if !dense {
 						tune.NewtonDenseMax = 1
 					}
@@ -152,7 +151,7 @@ func TestFreeBiasLeftOut(t *testing.T) {
 func TestNewtonCancel(t *testing.T) {
 	d := overlapping(11, 300, 10, 0.6, 0.2, 2)
 	for _, dense := range []bool{true, false} {
-		tune := solver.DefaultTuning()
+		tune := DefaultTuning()
 		if !dense {
 			tune.NewtonDenseMax = 1
 		}

@@ -97,7 +97,8 @@ type Problem struct {
 	// minimiser βW of f along its ray if β ≤ RayMax (0: never; rayScale).
 	RayMax float64
 
-	tune      *solver.Tuning
+	drv       *solver.Tuning // the driver's: cancellation and parallel passes
+	tune      *Tuning
 	z, xs, dc []float64 // per example: margin, margin of the direction, Hessian weight D_i
 	g, s      []float64 // gradient, direction
 	h         []float64 // dense Hessian dim×dim (lower triangle), allocated on first use
@@ -124,9 +125,9 @@ type Problem struct {
 
 // New returns a problem on r with its own buffers (W included); the
 // caller sets Y or T, Cost, P and FreeBias.
-func New(r rows.Rows, loss Loss, t *solver.Tuning, pool *procs.Pool) *Problem {
+func New(r rows.Rows, loss Loss, drv *solver.Tuning, t *Tuning, pool *procs.Pool) *Problem {
 	dim := r.NF + 1
-	return &Problem{Rows: r, Loss: loss, Pool: pool, tune: t,
+	return &Problem{Rows: r, Loss: loss, Pool: pool, drv: drv, tune: t,
 		W: make([]float64, dim), g: make([]float64, dim), s: make([]float64, dim),
 		z: make([]float64, r.N), xs: make([]float64, r.N), dc: make([]float64, r.N)}
 }
@@ -165,7 +166,7 @@ func (p *Problem) poll(force bool) bool {
 	if p.Poll == nil || !force && p.Ops < p.pollAt {
 		return false
 	}
-	p.pollAt = p.Ops + p.tune.PollWork
+	p.pollAt = p.Ops + p.drv.PollWork
 	p.cancelled = p.Poll()
 	return p.cancelled
 }
@@ -265,7 +266,7 @@ func (p *Problem) rowProducts(v, out []float64, margins bool) {
 // whose sums (and models) are those of its code before the parts, and on
 // small data.
 func (p *Problem) parts() int {
-	if !p.DenseNewton() || p.RP[p.N]-p.RP[0] < p.tune.KKTParallelNNZ || p.N < 2 {
+	if !p.DenseNewton() || p.RP[p.N]-p.RP[0] < p.drv.KKTParallelNNZ || p.N < 2 {
 		return 1
 	}
 	return max(1, min(p.tune.RowParts, p.N))

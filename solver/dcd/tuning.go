@@ -1,0 +1,31 @@
+package dcd
+
+// Tuning holds the dual problems' constants that were chosen by
+// measurement, with the defaults of DefaultTuning; docs/tuning.md records
+// the runs behind each. None of them changes what a converged model solves,
+// only the path to it (and the memory on the way). They are not part of
+// acfcd's API: tests pass a modified copy, and the benchmark harnesses
+// reach a training's through its context (internal/tune).
+type Tuning struct {
+	// XsqStoreMax is the most examples for which ‖x_i‖² is stored rather
+	// than recomputed at each step (the same bits either way).
+	XsqStoreMax int
+	// HingeGapRel, HingeGapTighten, HingeGapRounds: a point of -s 3
+	// certified at eps whose duality gap exceeds HingeGapRel times the
+	// primal, while its free examples (0 < α_i < C_i) outnumber the
+	// dimension, is not accepted: eps is multiplied by HingeGapTighten
+	// and dual CD goes on, at most HingeGapRounds times (0: never).
+	HingeGapRel     float64
+	HingeGapTighten float64
+	HingeGapRounds  int
+}
+
+// DefaultTuning returns the defaults.
+func DefaultTuning() Tuning {
+	return Tuning{
+		XsqStoreMax:     1 << 22,
+		HingeGapRel:     0.03,
+		HingeGapTighten: 0.5,
+		HingeGapRounds:  4,
+	}
+}
