@@ -211,9 +211,13 @@ type Params struct {
 	Eps float64
 	// Bias > 0 gives every example an extra feature of this value
 	// (liblinear's -B; its weight is regularised, as in liblinear); 0 and
-	// negative values give none. (liblinear's -B 0, a feature of value 0,
-	// changes nothing but the model file: acfcd train writes that file.)
+	// negative values give none.
 	Bias float64
+	// ZeroBias, with no positive Bias, gives the model liblinear's layout
+	// for -B 0: a bias feature of value 0, which changes no weight, only
+	// the model file (a "bias 0" line and a row of zero weights). The
+	// LASSO ignores it.
+	ZeroBias bool
 	// Weights is liblinear's -wi: the C of class label is C·Weights[label].
 	// A label that does not occur is ignored with a warning in Result.
 	// (liblinear multiplies the weights of a label given twice, as
@@ -294,6 +298,10 @@ type Params struct {
 
 // Progress reports the state of one subproblem at the end of an epoch.
 type Progress = fit.Progress
+
+// DataError is a dataset that training or prediction refuses, with the
+// option of Options that would change that in its Hint.
+type DataError = fit.DataError
 
 // Result describes a training run (see fit.Result for its fields).
 type Result = fit.Result

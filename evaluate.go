@@ -1,8 +1,6 @@
 package acfcd
 
-import (
-	"fmt"
-)
+import dataio "github.com/acfcd/acfcd/io"
 
 // Evaluation is how a model predicts a dataset, as liblinear-predict
 // reports it.
@@ -24,7 +22,7 @@ type Evaluation struct {
 // liblinear-predict.
 func Evaluate(m *Model, d *Dataset) (*Evaluation, error) {
 	if d.Value == nil && d.Rows > 0 {
-		return nil, fmt.Errorf("%s: prediction needs float64 values (read without Float32)", d.Source)
+		return nil, &DataError{Msg: d.Source + ": prediction needs float64 values", Hint: dataio.Hint{Option: "Options.Float32", Text: "read without %s"}}
 	}
 	e := &Evaluation{Rows: d.Rows, Predicted: make([]float64, d.Rows)}
 	for i := 0; i < d.Rows; i++ {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/acfcd/acfcd/internal/procs"
+	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/solver/fit"
 	"github.com/acfcd/acfcd/solver/lasso"
 )
@@ -20,7 +21,13 @@ type ParamError struct {
 	Reason string
 }
 
-func (e *ParamError) Error() string { return fmt.Sprintf("%s = %v: %s", e.Param, e.Value, e.Reason) }
+func (e *ParamError) Error() string { return e.Message(dataio.GoName) }
+
+// Message is the error's text with the parameter and its value named by
+// name (dataio.GoName gives "Params.C = -1"; acfcd train, "-c -1").
+func (e *ParamError) Message(name func(param, value string) string) string {
+	return name(e.Param, fmt.Sprint(e.Value)) + ": " + e.Reason
+}
 
 func paramError(param string, value any, format string, args ...any) error {
 	return &ParamError{Param: param, Value: value, Reason: fmt.Sprintf(format, args...)}
@@ -28,6 +35,10 @@ func paramError(param string, value any, format string, args ...any) error {
 
 // finite reports whether x is a finite number.
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// Check returns the error Train would return for p before it looks at
+// any data (a *ParamError), as liblinear's check_parameter does.
+func (p Params) Check() error { return p.resolve() }
 
 // resolve checks p and fills in the defaults of its zero fields.
 func (p *Params) resolve() error {
@@ -59,11 +70,17 @@ func (p *Params) resolve() error {
 				"L1R_LR and L2R_L2LOSS_SVR) leave the bias unregularised, not -s %s (%s)", p.Problem.Flag(), p.Problem)
 		}
 		if !(p.Bias > 0) {
-			return paramError("Params.UnregularizedBias", true, "needs a bias feature (Bias > 0; liblinear's -B 1) whose weight it leaves out of the regulariser")
+			return paramError("Params.UnregularizedBias", true, "needs a bias feature (a positive bias; liblinear's -B 1), whose weight it leaves out of the regulariser")
 		}
 	}
 	if p.Problem == OneClassSVM && p.Bias > 0 {
 		return paramError("Params.Bias", p.Bias, "the one-class SVM has no bias term (liblinear refuses -B for -s 21)")
+	}
+	if p.ZeroBias && p.Bias > 0 {
+		return paramError("Params.ZeroBias", true, "a bias feature of value 0 excludes the bias %g", p.Bias)
+	}
+	if p.ZeroBias && p.Problem == OneClassSVM {
+		return paramError("Params.ZeroBias", true, "the one-class SVM has no bias term (liblinear refuses -B for -s 21)")
 	}
 	if p.Seed == 0 {
 		p.Seed = DefaultSeed

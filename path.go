@@ -2,8 +2,6 @@ package acfcd
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"math"
 	"runtime"
 	"time"
@@ -79,7 +77,7 @@ func pathDefaults(d *Dataset, n int, ratio float64) (int, float64, error) {
 		n = DefaultPathLength
 	}
 	if n < 1 {
-		return 0, 0, fmt.Errorf("LASSO path: need at least 1 point, got %d", n)
+		return 0, 0, paramError("n", n, "a path needs at least 1 point")
 	}
 	if ratio == 0 {
 		ratio = 1e-2
@@ -88,7 +86,7 @@ func pathDefaults(d *Dataset, n int, ratio float64) (int, float64, error) {
 		}
 	}
 	if !(ratio > 0 && ratio <= 1) {
-		return 0, 0, fmt.Errorf("LASSO path: ratio must be in (0, 1], got %g", ratio)
+		return 0, 0, paramError("ratio", ratio, "λ_min/λ_max must be in (0, 1] (0: glmnet's default)")
 	}
 	return n, ratio, nil
 }
@@ -159,14 +157,14 @@ func TrainPathLambdas(ctx context.Context, d *Dataset, p Params, lambdas []float
 // pool (cross-validation shares one among its folds).
 func trainPathLambdas(ctx context.Context, d *Dataset, p Params, lambdas []float64, pool *procs.Pool) ([]PathPoint, error) {
 	if len(lambdas) == 0 {
-		return nil, errors.New("LASSO path: no λ given")
+		return nil, paramError("lambdas", lambdas, "a path needs at least 1 λ")
 	}
 	for k, lam := range lambdas {
 		if !(lam >= 0) || math.IsInf(lam, 0) {
-			return nil, fmt.Errorf("LASSO path: λ %d is %g, not a finite number >= 0", k+1, lam)
+			return nil, paramError("lambdas", lambdas, "λ %d is %g, not a finite number >= 0", k+1, lam)
 		}
 		if k > 0 && lam > lambdas[k-1] {
-			return nil, fmt.Errorf("LASSO path: λ %d (%g) is larger than λ %d (%g); the sequence must not increase", k+1, lam, k, lambdas[k-1])
+			return nil, paramError("lambdas", lambdas, "λ %d (%g) is larger than λ %d (%g); the sequence must not increase", k+1, lam, k, lambdas[k-1])
 		}
 	}
 	path, p, err := newPath(ctx, d, p, pool)

@@ -127,6 +127,9 @@ func trainWith(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (m *
 	name := p.Problem.String()
 	res.SetSolver(name)
 	m.SolverType = name
+	if p.ZeroBias && p.Problem != Lasso {
+		m = zeroBias(m)
+	}
 	if res.Cancelled {
 		err = interrupted(ctx, res)
 	}
@@ -147,4 +150,15 @@ func source(d *Dataset) string {
 		return ""
 	}
 	return d.Source
+}
+
+// zeroBias gives m liblinear's layout for -B 0 (Params.ZeroBias).
+func zeroBias(m *Model) *Model {
+	if m.Bias >= 0 {
+		return m
+	}
+	z := *m
+	z.Bias = 0
+	z.W = append(append(make([]float64, 0, len(m.W)+m.NrW), m.W...), make([]float64, m.NrW)...)
+	return &z
 }

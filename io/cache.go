@@ -7,7 +7,7 @@ import "github.com/acfcd/acfcd/io/internal/cache"
 func openCache(path string, opt Options) (*Dataset, error) {
 	m, release, err := cache.Open(path, readerOptions(opt))
 	if err != nil {
-		return nil, err
+		return nil, publicError(err)
 	}
 	d := datasetOf(m, path)
 	d.release = release

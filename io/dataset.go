@@ -38,7 +38,7 @@
 // is an error wrapping ErrNoData.
 package dataio
 
-import "fmt"
+import "github.com/acfcd/acfcd/io/internal/csr"
 
 // Dataset is a sparse matrix in CSR form with one label per row.
 //
@@ -118,17 +118,41 @@ type Options struct {
 	MaxRatio int
 }
 
-// ParseError locates a problem in a text input.
+// ParseError locates a problem in an input. Where an option of Options
+// decides it (a cap, a limit, the base of the indices), Hint names that
+// option, so that the message tells how to read the input after all.
 type ParseError struct {
 	File   string
-	Line   int // 1-based
+	Line   int // 1-based; 0: the input as a whole
 	Column int // 1-based byte column; 0 when it does not apply
 	Msg    string
+	Hint   Hint
 }
 
-func (e *ParseError) Error() string {
-	if e.Column > 0 {
-		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+// Hint names the option of Options behind a refusal (see ParseError).
+type Hint = csr.Hint
+
+// GoName names an option as a program sets it, for Hint.Render.
+func GoName(option, value string) string { return csr.GoName(option, value) }
+
+func (e *ParseError) Error() string { return e.Message(GoName) }
+
+// LimitError is an input stopped at a limit of Options, which Hint names
+// (the reader's error wraps it with the input's name).
+type LimitError struct {
+	Msg  string
+	Hint Hint
+}
+
+func (e *LimitError) Error() string { return e.Message(GoName) }
+
+// Message is the error's text with the option of its hint named by name.
+func (e *LimitError) Message(name func(option, value string) string) string {
+	return e.Msg + e.Hint.Render(name)
+}
+
+// Message is the error's text with the option of its hint named by name
+// (acfcd train gives its flags).
+func (e *ParseError) Message(name func(option, value string) string) string {
+	return (*csr.ParseError)(e).Message(name)
 }

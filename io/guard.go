@@ -55,13 +55,13 @@ func (g *guard) Read(p []byte) (int, error) {
 	if first < 0 {
 		g.cur += int64(n)
 		if g.cur > g.max {
-			g.fail(nil, g.tooLong())
+			g.failLong()
 			return 0, g.err
 		}
 		return n, err
 	}
 	if g.cur+int64(first) > g.max {
-		g.fail(nil, g.tooLong())
+		g.failLong()
 		return 0, g.err
 	}
 	g.line++
@@ -73,7 +73,7 @@ func (g *guard) Read(p []byte) (int, error) {
 				break
 			}
 			if int64(k) > g.max {
-				g.fail(nil, g.tooLong())
+				g.failLong()
 				return 0, g.err
 			}
 			g.line++
@@ -86,14 +86,16 @@ func (g *guard) Read(p []byte) (int, error) {
 	}
 	g.cur = int64(len(rest))
 	if g.cur > g.max {
-		g.fail(nil, g.tooLong())
+		g.failLong()
 		return 0, g.err
 	}
 	return n, err
 }
 
-func (g *guard) tooLong() string {
-	return fmt.Sprintf("line longer than %d bytes, the limit for a stream (--max-line, Options.MaxLine)", g.max)
+// failLong records a line longer than the limit, whose option is MaxLine.
+func (g *guard) failLong() {
+	g.fail(nil, fmt.Sprintf("line longer than %d bytes, the limit for a stream", g.max))
+	g.err.(*ParseError).Hint = Hint{Option: "Options.MaxLine"}
 }
 
 // fail records the error for the line after g.line and the newlines in

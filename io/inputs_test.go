@@ -30,7 +30,7 @@ var libsvmInputs = []struct{ name, text, want string }{
 	{"tiny-values", "1 1:4.9e-324 2:1e-400\n", ""},
 	{"idx-2147483647", "1 2147483647:1\n", ""},
 	{"idx-leading-zeros", "1 0000000000002:1\n", ""},
-	{"idx-0", "1 0:1\n", "f:1:3: feature index 0 is not allowed: indices start at 1 (set ZeroBased for 0-based files)"},
+	{"idx-0", "1 0:1\n", "f:1:3: feature index 0 is not allowed: indices start at 1 (Options.ZeroBased reads 0-based files)"},
 	{"idx-negative", "1 -3:1\n", `f:1:3: invalid feature index "-3" (expected an integer >= 1)`},
 	{"idx-decreasing", "1 3:1 2:1\n", "f:1:7: feature index 2 is not greater than the previous index 3 (indices must be strictly increasing within a row)"},
 	{"idx-duplicate", "1 2:1 2:1\n", "f:1:7: feature index 2 is not greater than the previous index 2 (indices must be strictly increasing within a row)"},
@@ -115,7 +115,7 @@ func TestHugeIndexBounded(t *testing.T) {
 		d.Close()
 		// --max-features rejects the index with a message that names it.
 		_, err = Load(path, Options{MaxFeatures: 1000})
-		if err == nil || !strings.Contains(err.Error(), "2147483647 exceeds the cap of 1000 features (--max-features") {
+		if err == nil || !strings.Contains(err.Error(), "2147483647 exceeds the cap of 1000 features (Options.MaxFeatures = 2147483647 reads this file)") {
 			t.Errorf("%s with MaxFeatures: %v", name, err)
 		}
 	}

@@ -275,9 +275,10 @@ func (p *chunkParser) parseChunk(text []byte, t *target) error {
 			if idx0 <= prev || idx0 > maxIdx0 {
 				switch {
 				case idx0 < 0:
-					return p.errf(text, st, "feature index 0 is not allowed: indices start at 1 (set ZeroBased for 0-based files)")
+					return p.hinted(p.errf(text, st, "feature index 0 is not allowed: indices start at 1"), zeroBased)
 				case idx0 > maxIdx0:
-					return p.errf(text, st, "%s", p.tooLarge(x, idx0))
+					msg, hint := p.tooLarge(x, idx0)
+					return p.hinted(p.errf(text, st, "%s", msg), hint)
 				}
 				return p.errf(text, st, "feature index %d is not greater than the previous index %d (indices must be strictly increasing within a row)", x, prev+base)
 			}
@@ -458,11 +459,20 @@ func (p *chunkParser) slowIndex(s []byte, st int) (x uint64, colonAt int, msg st
 // limit too).
 const maxFeatures = csr.MaxFeatures
 
-func (p *chunkParser) tooLarge(x uint64, idx0 int64) string {
+func (p *chunkParser) tooLarge(x uint64, idx0 int64) (string, Hint) {
 	if p.capByOpt {
-		return fmt.Sprintf("feature index %d exceeds the cap of %d features (--max-features, Options.MaxFeatures; raise it to at least %d to read this file)", x, p.maxIdx0+1, idx0+1)
+		return fmt.Sprintf("feature index %d exceeds the cap of %d features", x, p.maxIdx0+1), csr.CapHint(idx0 + 1)
 	}
-	return fmt.Sprintf("feature index %d is too large (at most %d features are supported)", x, maxFeatures)
+	return fmt.Sprintf("feature index %d is too large (at most %d features are supported)", x, maxFeatures), Hint{}
+}
+
+// zeroBased is the hint of an index 0 in a 1-based input.
+var zeroBased = Hint{Option: "Options.ZeroBased", Text: "%s reads 0-based files"}
+
+// hinted gives err, a *ParseError, the hint h.
+func (p *chunkParser) hinted(err error, h Hint) error {
+	err.(*ParseError).Hint = h
+	return err
 }
 
 // errf makes a ParseError for the byte text[pos]. Line and column are

@@ -57,12 +57,12 @@ func readerOptions(opt Options) csr.Options {
 }
 
 // publicError gives a reader's error this package's types, with the same
-// text: *ParseError for a *csr.ParseError, and an error wrapping ErrNoData
-// for a *csr.NoDataError.
+// text: *ParseError for a *csr.ParseError (a cache's is the whole file's),
+// and an error wrapping ErrNoData for a *csr.NoDataError.
 func publicError(err error) error {
 	switch e := err.(type) {
 	case *csr.ParseError:
-		return &ParseError{File: e.File, Line: e.Line, Column: e.Column, Msg: e.Msg}
+		return (*ParseError)(e)
 	case *csr.NoDataError:
 		return fmt.Errorf("%s: %s: %w", e.Name, e.What, ErrNoData)
 	}

@@ -12,7 +12,7 @@ import (
 // types with the reader's text, through Read and Load.
 func TestNDJSONErrors(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
-		{`{"label":1}` + "\n" + `{"label":1,"features":{"0":1}}`, "s:2:24: feature index 0 is not allowed: indices start at 1 (set ZeroBased for 0-based files)"},
+		{`{"label":1}` + "\n" + `{"label":1,"features":{"0":1}}`, "s:2:24: feature index 0 is not allowed: indices start at 1 (Options.ZeroBased reads 0-based files)"},
 		{`{"label":1,"features":{"02":1,"1":1,"2":1}}`, "s:1: duplicate feature 2"},
 		{"\ufeff" + `{"label":x}`, `s:1:13: "label" must be a number, found "x"`},
 	} {

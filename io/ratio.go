@@ -74,8 +74,8 @@ func (g *ratioGuard) Read(p []byte) (int, error) {
 		if g.size > 0 {
 			from = fmt.Sprintf("%d bytes", g.size)
 		}
-		g.err = fmt.Errorf("%s-compressed input expands to more than %d times its size (more than %d bytes of text from %s), the limit for compressed input (--max-ratio, Options.MaxRatio)",
-			g.via, g.max, limit, from)
+		g.err = &LimitError{Msg: fmt.Sprintf("%s-compressed input expands to more than %d times its size (more than %d bytes of text from %s), the limit for compressed input",
+			g.via, g.max, limit, from), Hint: Hint{Option: "Options.MaxRatio"}}
 		return 0, g.err
 	}
 	return n, err

@@ -63,8 +63,8 @@ func TestDecompressionBomb(t *testing.T) {
 				}
 			})
 			want := fmt.Sprintf("%s: %s-compressed input expands to more than %d times its size", map[string]string{"Load": path, "Read": c.name}[how], c.via, DefaultMaxRatio)
-			if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "the limit for compressed input (--max-ratio, Options.MaxRatio)") {
-				t.Errorf("%s %s: err %v, want %q ... (--max-ratio, Options.MaxRatio)", how, c.name, err, want)
+			if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "the limit for compressed input (Options.MaxRatio)") {
+				t.Errorf("%s %s: err %v, want %q ... (Options.MaxRatio)", how, c.name, err, want)
 			}
 			if bound := uint64(limit) + 3*uint64(streamBlockBytes) + 8<<20; alloc > bound {
 				t.Errorf("%s %s: allocated %d MiB, want at most %d MiB", how, c.name, alloc>>20, bound>>20)

@@ -142,6 +142,9 @@ func runList() []run {
 	// 6. Options.
 	add("opt/float32", "a9a.bz2", anything, "-s 1 -c 1 --float32")
 	add("opt/bias", "a1a.bz2", anything, "-s 1 -B 1")
+	for _, s := range []string{"1", "4", "6", "12"} { // liblinear's -B 0 layout
+		add("opt/bias0/s"+s, "heart_scale.bz2", anything, "-s "+s+" -B 0")
+	}
 	add("opt/weight", "a1a.bz2", anything, "-s 3 -w1 5")
 	add("opt/seed", "a1a.bz2", anything, "-s 1 --select acf --seed 2")
 	for _, sel := range selections {

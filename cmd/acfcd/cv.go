@@ -30,7 +30,7 @@ func crossValidate(ctx context.Context, stdout, stderr io.Writer, d *acfcd.Datas
 		for _, w := range fr.Warnings {
 			if !seen[w] { // the same remark from every fold: once
 				seen[w] = true
-				fmt.Fprintf(stderr, "acfcd: warning: %s\n", cliWords(w))
+				fmt.Fprintf(stderr, "acfcd: warning: %s\n", w)
 			}
 		}
 	}

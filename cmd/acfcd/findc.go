@@ -35,9 +35,6 @@ func (fc *findCFlags) run(ctx context.Context, stdout, stderr io.Writer, fs *fla
 	if folds == 0 {
 		folds = 5
 	}
-	if folds > d.Rows {
-		return usagef("-v %d: more folds than the %d examples", folds, d.Rows)
-	}
 	var opt acfcd.SearchOptions
 	opt.Cold = fc.cold
 	if set["c"] {

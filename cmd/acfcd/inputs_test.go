@@ -42,7 +42,7 @@ func TestTrainHugeIndex(t *testing.T) {
 		t.Error("a model was written")
 	}
 	_, _, err = runCmd(t, "train", "--max-features", "100", data, model)
-	if want := data + ":2:3: feature index 2147483646 exceeds the cap of 100 features (--max-features; raise it to at least 2147483646 to read this file)"; err == nil || err.Error() != want {
+	if want := data + ":2:3: feature index 2147483646 exceeds the cap of 100 features (--max-features 2147483646 reads this file)"; err == nil || err.Error() != want {
 		t.Errorf("--max-features 100:\n got  %v\n want %s", err, want)
 	}
 }

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/acfcd/acfcd"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/acfcd/acfcd"
 )
 
 // runCmd runs the command line in args and returns stdout, stderr and the error.

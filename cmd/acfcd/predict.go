@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -77,7 +78,7 @@ options:
 	d, err := acfcd.Load(dataPath, opt)
 	if err != nil {
 		var pe *dataio.ParseError
-		if asParseError(err, &pe) && isBlankLineError(pe) {
+		if errors.As(err, &pe) && isBlankLineError(pe) {
 			return fmt.Errorf("%w (acfcd predict writes one line for each line of DATA)", err)
 		}
 		return err

@@ -104,7 +104,7 @@ type trainFlags struct {
 }
 
 func (t *trainFlags) params(weights map[float64]float64, sel acfcd.Selection) acfcd.Params {
-	p := acfcd.Params{Problem: t.solver, C: t.c, Eps: t.eps, Bias: t.bias, Weights: weights,
+	p := acfcd.Params{Problem: t.solver, C: t.c, Eps: t.eps, Bias: t.bias, ZeroBias: t.bias == 0, Weights: weights,
 		Select: sel, Seed: t.seed, MaxEpochs: t.maxEpochs, Lambda: t.lambda, Intercept: t.intercept,
 		GapTol: t.gap, Thresh: t.thresh, NoFallback: t.fallback == "none", Nu: t.nu, UnregularizedBias: t.noRegBias,
 		Alpha: t.alpha, Standardize: t.standardize}
@@ -143,8 +143,12 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return usagef("--select %s: %v", t.sel, err)
 	}
-	if err := checkSelection(t.solver, sel); err != nil {
-		return err
+	p := t.params(weights, sel)
+	if err := p.Check(); err != nil {
+		return usageError{cliError(err).Error()}
+	}
+	if t.noRegBias && t.bias != 1 { // liblinear's rule; Params takes any positive bias
+		return usagef("-R needs -B 1: it leaves the weight of that bias feature out of the regulariser")
 	}
 	dataPath := fs.Arg(0)
 	modelPath := filepath.Base(dataPath) + ".model"
@@ -176,7 +180,6 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 		return cliError(err)
 	}
 	defer d.Close()
-	p := t.params(weights, sel)
 	if isTerminal(stderr) && !t.quiet {
 		p.Progress = func(pr acfcd.Progress) {
 			fmt.Fprintf(stderr, "\r%s   ", progressLine(pr, t.folds))
@@ -203,9 +206,6 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	if p.Progress != nil {
 		fmt.Fprintln(stderr)
 	}
-	if m != nil && t.bias == 0 && t.solver != acfcd.Lasso {
-		m = zeroBias(m)
-	}
 	if res != nil && res.Cancelled {
 		return interrupted(stdout, m, res, modelPath, t.savePartial)
 	}
@@ -213,7 +213,7 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 		return cliError(err)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "acfcd: warning: %s\n", cliWords(w)) // e.g. a -wi label that does not occur
+		fmt.Fprintf(stderr, "acfcd: warning: %s\n", w) // e.g. a -wi label that does not occur
 	}
 	if !t.quiet {
 		printBlocks(info, t.solver, m, res)
@@ -265,40 +265,26 @@ func newTrainFlags(stdout io.Writer) (*flagSet, *trainFlags, *string) {
 	return fs, t, solverFlag
 }
 
-// check refuses, before any data is read, flag values that liblinear
-// refuses or that acfcd would otherwise replace by defaults.
+// check refuses, before any data is read, what the flags mean beyond the
+// library's parameters: values that liblinear refuses but that Params
+// reads as "the default" (-c 0, -e 0, -n 0, …), the command line's own
+// flags and their combinations. Params.Check does the rest.
 func (t *trainFlags) check() error {
 	s := t.solver
-	if !(t.c > 0) || math.IsInf(t.c, 0) {
-		return usagef("-c %g: C must be a positive number", t.c)
+	if t.c == 0 {
+		return usagef("-c 0: C must be a positive number")
 	}
-	if t.set["e"] && (!(t.eps > 0) || math.IsInf(t.eps, 0)) {
-		return usagef("-e %g: the tolerance must be a positive number (without -e each solver has its default)", t.eps)
+	if t.set["e"] && t.eps == 0 {
+		return usagef("-e 0: the tolerance must be a positive number (without -e each solver has its default)")
 	}
-	if t.set["p"] && (!(t.p >= 0) || math.IsInf(t.p, 0)) {
+	if t.set["p"] && t.p < 0 {
 		return usagef("-p %g: the epsilon of the SVR loss must be a number >= 0", t.p)
 	}
-	if t.set["n"] && !(t.nu > 0 && t.nu <= 1) {
-		return usagef("-n %g: nu must be in (0, 1]", t.nu)
+	if t.set["n"] && t.nu == 0 {
+		return usagef("-n 0: nu must be in (0, 1]")
 	}
-	if math.IsNaN(t.bias) || math.IsInf(t.bias, 0) {
-		return usagef("-B %g: the bias must be a finite number", t.bias)
-	}
-	if s == acfcd.OneClassSVM && t.bias >= 0 {
-		return usagef("-B %g: -s 21 (one-class SVM) has no bias term (liblinear refuses -B with -s 21 too)", t.bias)
-	}
-	if t.noRegBias {
-		switch s {
-		case acfcd.LogisticPrimal, acfcd.SquaredHingePrimal, acfcd.L1SquaredHinge, acfcd.L1Logistic, acfcd.SquaredSVRPrimal:
-		default:
-			return usagef("-R is for -s 0, 2, 5, 6 and 11 (liblinear's solvers that can leave the bias unregularised)")
-		}
-		if t.bias != 1 {
-			return usagef("-R needs -B 1: it leaves the weight of that bias feature out of the regulariser")
-		}
-	}
-	if t.set["max-epochs"] && t.maxEpochs < 1 {
-		return usagef("--max-epochs %d: the cap must be at least 1 (without --max-epochs each solver has its default)", t.maxEpochs)
+	if t.set["max-epochs"] && t.maxEpochs == 0 {
+		return usagef("--max-epochs 0: the cap must be at least 1 (without --max-epochs each solver has its default)")
 	}
 	if t.fallback != "newton" && t.fallback != "none" {
 		return usagef("--fallback %q: want newton or none", t.fallback)
@@ -310,8 +296,8 @@ func (t *trainFlags) check() error {
 		return usagef("-v %d: n-fold cross validation needs n >= 2", t.folds)
 	}
 	if s == acfcd.Lasso {
-		if t.set["lambda"] && !(t.lambda > 0 && !math.IsInf(t.lambda, 0)) {
-			return usagef("--lambda %g: λ must be a positive number", t.lambda)
+		if t.set["lambda"] && t.lambda == 0 {
+			return usagef("--lambda 0: λ must be a positive number")
 		}
 		if t.set["lambda-path"] && t.lambdaPath < 1 {
 			return usagef("--lambda-path %d: the path needs N >= 1 λ", t.lambdaPath)
@@ -319,20 +305,11 @@ func (t *trainFlags) check() error {
 		if !t.set["lambda"] && t.lambdaPath == 0 && t.folds == 0 {
 			return usagef("-s lasso needs --lambda L > 0, --lambda-path N or -v K (λ by cross-validation)")
 		}
-		if !(t.lambdaRatio >= 0 && t.lambdaRatio <= 1) {
+		if !(t.lambdaRatio >= 0 && t.lambdaRatio <= 1) { // not a field of Params: Check cannot see it
 			return usagef("--lambda-ratio %g: want 0 < ratio <= 1 (0: glmnet's default)", t.lambdaRatio)
 		}
-		if !(t.alpha > 0 && t.alpha <= 1) {
-			return usagef("--alpha %g: the elastic-net mixing must be in (0, 1]", t.alpha)
-		}
-		if !(t.gap >= 0) || math.IsInf(t.gap, 0) {
-			return usagef("--gap %g: must be a number >= 0", t.gap)
-		}
-		if !(t.thresh >= 0) || math.IsInf(t.thresh, 0) {
-			return usagef("--thresh %g: must be a number >= 0", t.thresh)
-		}
-		if t.thresh > 0 && (t.gap > 0 || t.set["e"]) {
-			return usagef("--thresh (glmnet's stopping rule) excludes -e and --gap")
+		if t.set["alpha"] && t.alpha == 0 {
+			return usagef("--alpha 0: the elastic-net mixing must be in (0, 1]")
 		}
 		if t.folds > 0 && t.set["lambda"] && t.lambdaPath > 0 {
 			return usagef("-v with --lambda cross-validates that one λ; without --lambda, the --lambda-path: give one of them")
@@ -356,24 +333,6 @@ func (t *trainFlags) check() error {
 // pathCV reports λ by cross-validation: -s lasso -v K without --lambda.
 func (t *trainFlags) pathCV() bool {
 	return t.solver == acfcd.Lasso && t.folds > 0 && !t.set["lambda"]
-}
-
-// checkSelection refuses a --select the solver does not take.
-func checkSelection(p acfcd.Problem, sel acfcd.Selection) error {
-	if sel == acfcd.AutoSelection {
-		return nil
-	}
-	takes := p.Selections()
-	for _, s := range takes {
-		if s == sel {
-			return nil
-		}
-	}
-	names := make([]string, len(takes))
-	for k, s := range takes {
-		names[k] = s.String()
-	}
-	return usagef("--select %s: -s %s takes %s", sel, p.Flag(), strings.Join(names, ", "))
 }
 
 // selectionTable lists the selections each solver takes, solvers with
@@ -471,19 +430,6 @@ options (liblinear-train's):
 	}
 	fmt.Fprint(w, "-q : quiet mode (no outputs)\n\noptions (acfcd's):\n")
 	printFlags(w, fs, liblinearFlags)
-}
-
-// zeroBias gives m liblinear's layout for -B 0: a bias feature of value 0,
-// which changes no weight, only the file (a "bias 0" line and a row of
-// zero weights).
-func zeroBias(m *acfcd.Model) *acfcd.Model {
-	if m.Bias >= 0 {
-		return m
-	}
-	z := *m
-	z.Bias = 0
-	z.W = append(append(make([]float64, 0, len(m.W)+m.NrW), m.W...), make([]float64, m.NrW)...)
-	return &z
 }
 
 // saveModel writes m to path, or to stdout for "-".

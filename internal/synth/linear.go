@@ -92,3 +92,41 @@ func Regression(seed uint64, rows, feats int, density, noise, offset float64, em
 	}
 	return d
 }
+
+// SparseRegressionConfig describes a sparse regression problem for tests:
+// rows with random sparse features, y = X·w_true + noise with K non-zero
+// true weights; Offset is added to every label (and Shift to every stored
+// value, which makes the columns far from centred).
+type SparseRegressionConfig struct {
+	Seed          uint64
+	Rows, Feats   int
+	Density       float64
+	K             int
+	Noise, Offset float64
+	Shift         float64
+}
+
+// SparseRegression draws the problem s describes.
+func SparseRegression(s SparseRegressionConfig) *dataio.Dataset {
+	r := rand.New(rand.NewPCG(s.Seed, 99))
+	truth := make([]float64, s.Feats)
+	for _, j := range r.Perm(s.Feats)[:min(s.K, s.Feats)] {
+		truth[j] = r.NormFloat64() * 2
+	}
+	d := &dataio.Dataset{Rows: s.Rows, Features: s.Feats, RowPtr: make([]int64, 1, s.Rows+1), Value: []float64{}}
+	for i := 0; i < s.Rows; i++ {
+		y := s.Offset + s.Noise*r.NormFloat64()
+		for j := 0; j < s.Feats; j++ {
+			if r.Float64() >= s.Density {
+				continue
+			}
+			v := r.NormFloat64() + s.Shift
+			d.Index = append(d.Index, int32(j))
+			d.Value = append(d.Value, v)
+			y += v * truth[j]
+		}
+		d.Label = append(d.Label, y)
+		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
+	}
+	return d
+}

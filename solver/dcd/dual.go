@@ -1,6 +1,9 @@
-// Package dual is the dual coordinate-descent problem of the L2-regularised
-// linear SVMs and logistic regression (liblinear's -s 1, 3 and 7), one
-// binary subproblem at a time.
+// Package dcd is dual coordinate descent (Hsieh et al. 2008) on the
+// L2-regularised linear models: the problems of liblinear's -s 1, 3 and 7
+// (Problem, one binary subproblem at a time), 12 and 13 (SVR) and 21
+// (OneClass), their steps and full passes. Package dual trains them;
+// package finish takes over where they crawl; package cocoa solves blocks
+// of them.
 //
 // SVM (Hsieh et al. 2008; liblinear's solve_l2r_l1l2_svc):
 //

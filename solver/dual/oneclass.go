@@ -40,7 +40,7 @@ func trainOneClass(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model
 	}
 	res := &fit.Result{Select: s.Select.String(), C: s.C, Eps: eps}
 	if len(s.Weights) > 0 {
-		res.Warnings = append(res.Warnings, "class weights (-wi) do not apply to the one-class SVM; ignored")
+		res.Warnings = append(res.Warnings, "class weights do not apply to the one-class SVM; ignored")
 	}
 	t := tuningsOf(ctx)
 	sh := dcd.NewData(d, -1, t.dcd)

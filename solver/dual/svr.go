@@ -40,7 +40,7 @@ func trainSVR(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fi
 	}
 	res := &fit.Result{Select: s.Select.String(), C: s.C, Eps: eps}
 	if len(s.Weights) > 0 {
-		res.Warnings = append(res.Warnings, "class weights (-wi) do not apply to regression; ignored")
+		res.Warnings = append(res.Warnings, "class weights do not apply to regression; ignored")
 	}
 	t := tuningsOf(ctx)
 	sh := dcd.NewData(d, s.Bias, t.dcd)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
 
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/kernel"
@@ -65,15 +66,15 @@ func CheckDense(d *dataio.Dataset, perFeature uint64, what string, classes int) 
 	if need <= denseDataFactor*data {
 		return nil
 	}
-	per, hint := "", ""
+	per, regress := "", ""
 	if classes > 2 {
 		per = fmt.Sprintf(", %d classes", classes)
-		hint = "; if the labels are regression targets rather than classes, use -s lasso"
+		regress = "; if the labels are regression targets rather than classes, the LASSO fits them"
 	}
-	return fmt.Errorf("%s is too many for %d examples with %d non-zeros: %s would allocate %s of dense weights "+
+	return &DataError{Msg: fmt.Sprintf("%s is too many for %d examples with %d non-zeros: %s would allocate %s of dense weights "+
 		"(%d bytes per feature%s) for %s of data. If that index is a mistake, fix the data or reject such indices "+
-		"with --max-features N; to train anyway, declare the size with --max-features %d (Options.MaxFeatures)%s",
-		featureCount(d), d.Rows, nnz, what, byteSize(need), perFeature, per, byteSize(data), d.Features, hint)
+		"with a feature cap below it%s", featureCount(d), d.Rows, nnz, what, byteSize(need), perFeature, per, byteSize(data), regress),
+		Hint: dataio.Hint{Option: "Options.MaxFeatures", Value: strconv.Itoa(d.Features), Text: "to train anyway, declare the size: %s"}}
 }
 
 // checkFeatureCount rejects a feature count the solvers cannot index.
@@ -81,8 +82,23 @@ func checkFeatureCount(d *dataio.Dataset) error {
 	if d.Features <= maxSolverFeatures {
 		return nil
 	}
-	return fmt.Errorf("%s is too many: the solvers take at most %d features (the bias feature needs the next index); "+
-		"reject such indices with --max-features N (Options.MaxFeatures)", featureCount(d), maxSolverFeatures)
+	return &DataError{Msg: fmt.Sprintf("%s is too many: the solvers take at most %d features (the bias feature needs the next index)",
+		featureCount(d), maxSolverFeatures), Hint: dataio.Hint{Option: "Options.MaxFeatures", Text: "reject such indices with a cap: %s"}}
+}
+
+// DataError is a dataset that a solver refuses, with the option of
+// Options that would change that (Hint), so that a program and a command
+// line can each name it in their words (see dataio.ParseError).
+type DataError struct {
+	Msg  string
+	Hint dataio.Hint
+}
+
+func (e *DataError) Error() string { return e.Message(dataio.GoName) }
+
+// Message is the error's text with the option of its hint named by name.
+func (e *DataError) Message(name func(option, value string) string) string {
+	return e.Msg + e.Hint.Render(name)
 }
 
 // featureCount describes d's feature count and where it comes from, to

@@ -12,30 +12,6 @@ import (
 	solver "github.com/acfcd/acfcd/solver"
 )
 
-// regression draws ℓ rows with about density·feats entries each (values
-// N(shift, 1)) and labels offset + Xw + N(0, noise²), w with k non-zeros.
-func regression(seed uint64, rows, feats, k int, density, noise, offset, shift float64) *dataio.Dataset {
-	r := rand.New(rand.NewPCG(seed, 3))
-	w := make([]float64, feats)
-	for _, j := range r.Perm(feats)[:k] {
-		w[j] = 2 * r.NormFloat64()
-	}
-	d := &dataio.Dataset{Rows: rows, Features: feats, RowPtr: []int64{0}, Value: []float64{}}
-	for range rows {
-		y := offset + noise*r.NormFloat64()
-		for j := range int32(feats) {
-			if r.Float64() < density {
-				v := shift + r.NormFloat64()
-				d.Index, d.Value = append(d.Index, j), append(d.Value, v)
-				y += v * w[j]
-			}
-		}
-		d.Label = append(d.Label, y)
-		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
-	}
-	return d
-}
-
 // centred is the problem in exact arithmetic: the dense columns and
 // labels, centred (exactly) with an intercept.
 type centred struct {
@@ -122,18 +98,6 @@ func (c *centred) rho(r []*big.Float) []float64 {
 		out[j], _ = s.Float64()
 	}
 	return out
-}
-
-// kktViolation is the subgradient condition's violation from scratch.
-func kktViolation(w, rho, lam float64) float64 {
-	g := -rho // ∂/∂w_j of the smooth part
-	switch {
-	case w > 0:
-		return math.Abs(g + lam)
-	case w < 0:
-		return math.Abs(g - lam)
-	}
-	return max(0, math.Abs(g)-lam)
 }
 
 // randomPoint sets a third of the weights to 0 and the others at random.

@@ -211,7 +211,7 @@ func (p *Path) Fit(ctx context.Context, lam float64, seed uint64) (*model.Model,
 	res.Converged = f.Converged
 	res.HitEpochCap = f.Capped && !f.Converged
 	if s.Bias > 0 || len(s.Weights) > 0 {
-		res.Warnings = append(res.Warnings, "the LASSO ignores -B and -wi (use Params.Intercept for an intercept)")
+		res.Warnings = append(res.Warnings, "the LASSO ignores the bias and the class weights (its intercept is an option of its own)")
 	}
 	m := prob.Model()
 	m.Partial = !res.Converged

@@ -13,24 +13,6 @@ import (
 	solver "github.com/acfcd/acfcd/solver"
 )
 
-// csRefW is W(α) = Σ_i α_i^m x_i with plain loops, feature-major, the bias
-// row NF with the value bias (≥ 0).
-func csRefW(d *dataio.Dataset, alpha []float64, K int, bias float64) []float64 {
-	W := make([]float64, (d.Features+1)*K)
-	for i := 0; i < d.Rows; i++ {
-		for c := 0; c < K; c++ {
-			a := alpha[i*K+c]
-			for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
-				W[int(d.Index[k])*K+c] += a * d.Value[k]
-			}
-			if bias >= 0 {
-				W[d.Features*K+c] += a * bias
-			}
-		}
-	}
-	return W
-}
-
 // csRefDual is f(α) = ½‖W(α)‖² + Σ_i Σ_{m≠y_i} α_i^m.
 func csRefDual(d *dataio.Dataset, class []int32, alpha []float64, K int, bias float64) float64 {
 	var f float64

@@ -10,95 +10,6 @@ import (
 	solver "github.com/acfcd/acfcd/solver"
 )
 
-// classData draws rows with about density·feats entries each (values
-// uniform in [−1, 1]); the class of a row is the argmax of K random linear
-// scores, or with probability noise a random one. The first empty rows
-// have no entries. The labels are the class indices.
-func classData(seed uint64, rows, feats, K int, density, noise float64, empty int) (*dataio.Dataset, []int32) {
-	r := rand.New(rand.NewPCG(seed, 41))
-	score := make([][]float64, feats)
-	for j := range score {
-		score[j] = make([]float64, K)
-		for c := range score[j] {
-			score[j][c] = r.NormFloat64()
-		}
-	}
-	d := &dataio.Dataset{Rows: rows, Features: feats, RowPtr: []int64{0}, Value: []float64{}}
-	class := make([]int32, rows)
-	dec := make([]float64, K)
-	for i := range rows {
-		clear(dec)
-		for j := 0; j < feats && i >= empty; j++ {
-			if r.Float64() < density {
-				v := 2*r.Float64() - 1
-				d.Index, d.Value = append(d.Index, int32(j)), append(d.Value, v)
-				for c := range dec {
-					dec[c] += v * score[j][c]
-				}
-			}
-		}
-		for c := range dec {
-			if dec[c] > dec[class[i]] {
-				class[i] = int32(c)
-			}
-		}
-		if r.Float64() < noise {
-			class[i] = int32(r.IntN(K))
-		}
-		d.Label = append(d.Label, float64(class[i]))
-		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
-	}
-	return d, class
-}
-
-// wwCase is a problem of the block-step test and the scale of its C.
-type wwCase struct {
-	name  string
-	d     *dataio.Dataset
-	class []int32
-	c     float64
-}
-
-// wwCases are K = 3, 4, 5, 5 classes, with empty rows in two.
-func wwCases() []wwCase {
-	mk := func(name string, seed uint64, rows, feats, K int, density, noise float64, empty int, c float64) wwCase {
-		d, class := classData(seed, rows, feats, K, density, noise, empty)
-		return wwCase{name, d, class, c}
-	}
-	return []wwCase{
-		mk("three-class", 11, 300, 40, 3, 0.2, 0.1, 0, 1),
-		mk("four-class-empty-rows", 12, 350, 30, 4, 0.25, 0.05, 4, 10),
-		mk("five-class", 13, 400, 60, 5, 0.1, 0.15, 0, 0.3),
-		mk("five-class-empty-rows", 14, 250, 20, 5, 0.3, 0.2, 5, 2),
-	}
-}
-
-// refW is W(α) from the dual formula with plain loops: example i adds
-// Σ_c α_ic·x_i to its class's vector and −α_ic·x_i to class c's; the bias
-// row NF (bias ≥ 0) likewise with the value bias.
-func refW(d *dataio.Dataset, class []int32, alpha []float64, K int, bias float64) []float64 {
-	W := make([]float64, (d.Features+1)*K)
-	for i := 0; i < d.Rows; i++ {
-		y := int(class[i])
-		for c := 0; c < K; c++ {
-			a := alpha[i*K+c]
-			if c == y || a == 0 {
-				continue
-			}
-			for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
-				j := int(d.Index[k])
-				W[j*K+y] += a * d.Value[k]
-				W[j*K+c] -= a * d.Value[k]
-			}
-			if bias >= 0 {
-				W[d.Features*K+y] += a * bias
-				W[d.Features*K+c] -= a * bias
-			}
-		}
-	}
-	return W
-}
-
 // refDual is f(α) = ½‖W(α)‖² − Σα.
 func refDual(d *dataio.Dataset, class []int32, alpha []float64, K int, bias float64) float64 {
 	var f float64
@@ -109,20 +20,6 @@ func refDual(d *dataio.Dataset, class []int32, alpha []float64, K int, bias floa
 		f -= a
 	}
 	return f
-}
-
-// refDec is the K decision values of row i under W with plain loops.
-func refDec(d *dataio.Dataset, W []float64, K int, bias float64, i int) []float64 {
-	dec := make([]float64, K)
-	for c := range dec {
-		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
-			dec[c] += d.Value[k] * W[int(d.Index[k])*K+c]
-		}
-		if bias >= 0 {
-			dec[c] += bias * W[d.Features*K+c]
-		}
-	}
-	return dec
 }
 
 // TestWWBlockStep checks the exact block solver: the gain it reports is

@@ -1,14 +1,27 @@
 package primal
 
 import (
+	"bufio"
+	"context"
+	"fmt"
+	"math"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/internal/rows"
 	"github.com/acfcd/acfcd/internal/synth"
 	dataio "github.com/acfcd/acfcd/io"
+	"github.com/acfcd/acfcd/model"
 	solver "github.com/acfcd/acfcd/solver"
+	"github.com/acfcd/acfcd/solver/fit"
 )
 
 // overlapping returns rows examples over feats features, each present with
@@ -148,4 +161,274 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+// flags are the -s values of the losses, the keys of the model's solver
+// types.
+var flags = [...]string{Logistic: "0", SquaredHinge: "2", SquaredTube: "11"}
+
+// solverType is the solver_type name of a model trained with loss.
+func solverType(loss Loss) string {
+	st, _ := model.SolverTypeByFlag(flags[loss])
+	return st.Name
+}
+
+// params are a training's parameters as the user gives them (liblinear's
+// options): zero fields take liblinear's defaults, bias ≤ 0 is none.
+type params struct {
+	loss     Loss
+	c, eps   float64
+	bias     float64
+	p        float64 // SquaredTube's ε (0: 0.1; negative: 0)
+	weights  map[float64]float64
+	free     bool // -R
+	progress func(fit.Progress)
+}
+
+// spec is p with its defaults filled in: C 1, P 0.1, the default seed and
+// selection, no bias as −1, and the processors of a pool beside the
+// caller's.
+func (p params) spec() Spec {
+	c := p.c
+	if c == 0 {
+		c = 1
+	}
+	bias := -1.0
+	if p.bias > 0 {
+		bias = p.bias
+	}
+	eps := p.p
+	if eps == 0 {
+		eps = 0.1
+	}
+	return Spec{
+		Spec: fit.Spec{C: c, Eps: p.eps, Bias: bias, Weights: p.weights, Select: solver.ACF, Seed: 1,
+			Progress: p.progress, Pool: procs.NewPool(runtime.GOMAXPROCS(0) - 1)},
+		Loss: p.loss, P: eps, FreeBias: p.free,
+	}
+}
+
+// mustTrain trains d with p under ctx and fails t on an error.
+func mustTrain(t *testing.T, ctx context.Context, d *dataio.Dataset, p params) (*model.Model, *fit.Result) {
+	t.Helper()
+	m, res, err := Train(ctx, d, p.spec())
+	if err != nil {
+		t.Fatalf("Train(%+v): %v", p, err)
+	}
+	return m, res
+}
+
+// wColumn returns model weights of subproblem c (bias last when present).
+func wColumn(m *model.Model, c int) []float64 {
+	rows := len(m.W) / m.NrW
+	w := make([]float64, rows)
+	for j := range w {
+		w[j] = m.W[j*m.NrW+c]
+	}
+	return w
+}
+
+// regressionData returns d with real targets: a random linear function
+// of each row plus noise.
+func regressionData(seed uint64, rows, feats int, density float64) *dataio.Dataset {
+	d := synth.Classes(synth.ClassesConfig{Seed: seed, Rows: rows, Feats: feats, Density: density, Labels: []float64{1, -1}})
+	r := rand.New(rand.NewPCG(seed, 3))
+	truth := make([]float64, feats)
+	for j := range truth {
+		truth[j] = 2 * r.NormFloat64()
+	}
+	for i := range d.Rows {
+		y := 0.5
+		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
+			y += d.Value[k] * truth[d.Index[k]]
+		}
+		d.Label[i] = y + 0.2*r.NormFloat64()
+	}
+	return d
+}
+
+// primalSub is one subproblem of a primal training, as liblinear's
+// train() sets it up: the ±1 labels (nil for regression) and the costs.
+type primalSub struct {
+	y      []float64
+	cn, cp float64
+}
+
+// primalSubs returns the subproblems of p on d with the model's labels.
+func primalSubs(d *dataio.Dataset, p params, labels []float64) []primalSub {
+	c := p.c
+	if c == 0 {
+		c = 1
+	}
+	if p.loss == SquaredTube {
+		return []primalSub{{cn: c, cp: c}}
+	}
+	weighted := make([]float64, len(labels))
+	for k, l := range labels {
+		weighted[k] = c
+		if w, ok := p.weights[l]; ok {
+			weighted[k] *= w
+		}
+	}
+	var subs []primalSub
+	for k := range labels {
+		if len(labels) == 2 && k == 1 {
+			break
+		}
+		s := primalSub{y: make([]float64, d.Rows), cn: c, cp: weighted[k]}
+		if len(labels) == 2 {
+			s.cn = weighted[1]
+		}
+		for i, l := range d.Label {
+			s.y[i] = -1
+			if l == labels[k] {
+				s.y[i] = 1
+			}
+		}
+		subs = append(subs, s)
+	}
+	return subs
+}
+
+// primalEval recomputes, with plain loops, the primal objective and its
+// gradient at w for subproblem s of loss on d (bias < 0: none; free:
+// the bias weight not regularised; svrEps the SVR's ε).
+func primalEval(d *dataio.Dataset, loss Loss, s primalSub, bias float64, free bool, svrEps float64, w []float64) (f float64, g []float64) {
+	nf := d.Features
+	g = make([]float64, len(w))
+	for j, v := range w {
+		if j < nf || !free {
+			f += v * v / 2
+			g[j] = v
+		}
+	}
+	for i := range d.Rows {
+		wx := 0.0
+		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
+			wx += d.Value[k] * w[d.Index[k]]
+		}
+		if bias > 0 {
+			wx += bias * w[nf]
+		}
+		var coef float64
+		switch loss {
+		case Logistic, SquaredHinge:
+			c := s.cn
+			if s.y[i] > 0 {
+				c = s.cp
+			}
+			z := s.y[i] * wx
+			if loss == Logistic {
+				f += c * math.Log1p(math.Exp(-z))
+				coef = -c * s.y[i] / (1 + math.Exp(z))
+			} else if z < 1 {
+				f += c * (1 - z) * (1 - z)
+				coef = -2 * c * s.y[i] * (1 - z)
+			}
+		case SquaredTube:
+			r := wx - d.Label[i]
+			if e := math.Abs(r) - svrEps; e > 0 {
+				f += s.cp * e * e
+				coef = 2 * s.cp * e * math.Copysign(1, r)
+			}
+		}
+		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
+			g[d.Index[k]] += coef * d.Value[k]
+		}
+		if bias > 0 {
+			g[nf] += coef * bias
+		}
+	}
+	return f, g
+}
+
+// primalCase is a problem of the training tests: binary with a bias,
+// class weights and labels other than ±1, four classes, and regression.
+type primalCase struct {
+	name    string
+	d       *dataio.Dataset
+	bias    float64
+	weights map[float64]float64
+	c       float64
+}
+
+func primalCases(loss Loss) []primalCase {
+	if loss == SquaredTube {
+		return []primalCase{
+			{"regression", regressionData(5, 300, 20, 0.3), -1, nil, 1},
+			{"regression-bias", regressionData(6, 250, 15, 0.4), 1, nil, 10},
+		}
+	}
+	return []primalCase{
+		{"noisy-binary", synth.Classes(synth.ClassesConfig{Seed: 1, Rows: 300, Feats: 40, Density: 0.2, Labels: []float64{-1, 1}, Noise: 0.15}), -1, nil, 1},
+		{"weighted-labels-2-5", synth.Classes(synth.ClassesConfig{Seed: 3, Rows: 200, Feats: 25, Density: 0.25, Labels: []float64{2, 5}, Noise: 0.05, Empty: 3}), 0.5, map[float64]float64{5: 3, 2: 0.5}, 2},
+		{"four-class", synth.Classes(synth.ClassesConfig{Seed: 4, Rows: 400, Feats: 50, Density: 0.15, Labels: []float64{3, 1, 4, 2}, Noise: 0.1}), 1, map[float64]float64{4: 2}, 10},
+	}
+}
+
+// liblinearTrain is Debian's liblinear-train (2.3.0, package
+// liblinear-tools).
+const liblinearTrain = "/usr/bin/liblinear-train"
+
+// writeLibSVM writes d as 1-based libsvm text with exact (round-trip) values.
+func writeLibSVM(t testing.TB, d *dataio.Dataset, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	for i := 0; i < d.Rows; i++ {
+		w.WriteString(strconv.FormatFloat(d.Label[i], 'g', -1, 64))
+		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
+			fmt.Fprintf(w, " %d:%s", d.Index[k]+1, strconv.FormatFloat(d.Value[k], 'g', -1, 64))
+		}
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runLiblinear trains the data file data with liblinear-train under p's
+// -s, -c, -e, -B and -wi (extra: further arguments) and returns the
+// model's weights.
+func runLiblinear(t *testing.T, data string, p params, extra ...string) (w []float64) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "model")
+	args := []string{"-s", flags[p.loss], "-c", strconv.FormatFloat(p.c, 'g', -1, 64),
+		"-e", strconv.FormatFloat(p.eps, 'g', -1, 64), "-B", strconv.FormatFloat(p.bias, 'g', -1, 64)}
+	var wl []float64
+	for l := range p.weights {
+		wl = append(wl, l)
+	}
+	sort.Float64s(wl)
+	for _, l := range wl {
+		args = append(args, fmt.Sprintf("-w%d", int(l)), strconv.FormatFloat(p.weights[l], 'g', -1, 64))
+	}
+	args = append(append(args, extra...), data, file)
+	if out, err := exec.Command(liblinearTrain, args...).CombinedOutput(); err != nil {
+		t.Fatalf("liblinear-train %v: %v\n%s", args, err, out)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inW := false
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case inW:
+			for _, s := range f {
+				v, _ := strconv.ParseFloat(s, 64)
+				w = append(w, v)
+			}
+		case len(f) > 0 && f[0] == "w":
+			inW = true
+		}
+	}
+	return w
 }

@@ -64,7 +64,7 @@ func Train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.R
 			return nil, nil, err
 		}
 		if len(s.Weights) > 0 {
-			res.Warnings = append(res.Warnings, "class weights (-wi) do not apply to regression: ignored")
+			res.Warnings = append(res.Warnings, "class weights do not apply to regression; ignored")
 		}
 		t.subs = []fit.Subproblem{{Cp: s.C, Cn: s.C}}
 	} else {

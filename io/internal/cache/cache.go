@@ -346,7 +346,8 @@ func decodeCache(path string, mem []byte, opt csr.Options) (d *csr.Matrix, inMap
 		}
 	}
 	if opt.MaxFeatures > 0 && d.Features > opt.MaxFeatures {
-		return nil, false, cacheError(path, "cache has %d features, more than the cap of %d (--max-features, Options.MaxFeatures)", d.Features, opt.MaxFeatures)
+		return nil, false, &csr.ParseError{File: path, Msg: fmt.Sprintf("cache has %d features, more than the cap of %d", d.Features, opt.MaxFeatures),
+			Hint: csr.CapHint(int64(d.Features))}
 	}
 	switch {
 	case opt.Float32 && d.Value != nil:

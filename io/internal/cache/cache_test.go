@@ -330,8 +330,8 @@ func TestCacheBadCSR(t *testing.T) {
 		d    *csr.Matrix
 		want string
 	}{
-		{"RowPtr[0]", mk(5, []int64{1, 2}, []int32{0, 1}, []float64{1, 1}, []float64{1}), "RowPtr[0] is 1"},
-		{"RowPtr decreases", mk(5, []int64{0, 2, 1, 3}, []int32{0, 1, 2}, []float64{1, 1, 1}, []float64{1, 1, 1}), "row 1: RowPtr decreases"},
+		{"RowPtr[0]", mk(5, []int64{1, 2}, []int32{0, 1}, []float64{1, 1}, []float64{1}), "the row offsets start at 1"},
+		{"RowPtr decreases", mk(5, []int64{0, 2, 1, 3}, []int32{0, 1, 2}, []float64{1, 1, 1}, []float64{1, 1, 1}), "row 1: the row offsets decrease"},
 		{"index range", mk(5, []int64{0, 1, 2}, []int32{0, 5}, []float64{1, 1}, []float64{1, 1}), "row 1: feature index 5 is not below the feature count 5"},
 		{"negative index", mk(5, []int64{0, 2}, []int32{-1, 2}, []float64{1, 1}, []float64{1}), "row 0: negative feature index -1"},
 		{"unsorted", mk(5, []int64{0, 2}, []int32{3, 2}, []float64{1, 1}, []float64{1}), "row 0: feature indices not strictly increasing (2 after 3)"},
@@ -374,7 +374,7 @@ func TestCacheOptions(t *testing.T) {
 	if _, err := cnOpen(t, path, csr.Options{Float32: true}); err == nil || !strings.Contains(err.Error(), "does not fit in float32") {
 		t.Errorf("float32 overflow: %v", err)
 	}
-	if _, err := cnOpen(t, path, csr.Options{MaxFeatures: 3}); err == nil || !strings.Contains(err.Error(), "more than the cap of 3 (--max-features") {
+	if _, err := cnOpen(t, path, csr.Options{MaxFeatures: 3}); err == nil || !strings.Contains(err.Error(), "more than the cap of 3 (Options.MaxFeatures = 4 reads this file)") {
 		t.Errorf("MaxFeatures: %v", err)
 	}
 	if _, err := cnOpen(t, path, csr.Options{MaxFeatures: 4}); err != nil {

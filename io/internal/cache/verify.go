@@ -97,13 +97,13 @@ func (v *cacheVerifier) run() error {
 			if err := v.crcOnly(secRowPtr); err != nil {
 				return err
 			}
-			return fmt.Errorf("RowPtr[0] is %d, not 0", v.rp[0])
+			return fmt.Errorf("the row offsets start at %d, not 0", v.rp[0])
 		}
 		if last := v.rp[v.rows]; last != v.nnz {
 			if err := v.crcOnly(secRowPtr); err != nil {
 				return err
 			}
-			return fmt.Errorf("RowPtr ends at %d, not at the %d non-zeros", last, v.nnz)
+			return fmt.Errorf("the row offsets end at %d, not at the %d non-zeros", last, v.nnz)
 		}
 	}
 	// Phase 1: RowPtr, which phase 2 relies on to cut Index into rows.
@@ -271,7 +271,7 @@ func (v *cacheVerifier) do(t *verifyTask) {
 			e0, e1 := int((a-base)/8), int((b-base)/8)
 			for k := max(e0, 1); k < e1; k++ {
 				if v.rp[k] < v.rp[k-1] {
-					fail(k-1, "row %d: RowPtr decreases (%d after %d)", k-1, v.rp[k], v.rp[k-1])
+					fail(k-1, "row %d: the row offsets decrease (%d after %d)", k-1, v.rp[k], v.rp[k-1])
 					break
 				}
 			}

@@ -12,23 +12,23 @@ import (
 func Check(d *Matrix, threads int) error {
 	rows := d.Rows
 	if rows < 0 || len(d.RowPtr) != rows+1 {
-		return fmt.Errorf("RowPtr has %d entries for %d rows", len(d.RowPtr), rows)
+		return fmt.Errorf("%d row offsets for %d rows", len(d.RowPtr), rows)
 	}
 	if d.Features < 0 || int64(d.Features) > int64(IndexLimit) {
 		return fmt.Errorf("feature count %d out of range", d.Features)
 	}
 	if d.RowPtr[0] != 0 {
-		return fmt.Errorf("RowPtr[0] is %d, not 0", d.RowPtr[0])
+		return fmt.Errorf("the row offsets start at %d, not 0", d.RowPtr[0])
 	}
 	rp := d.RowPtr
 	for i := 1; i <= rows; i++ {
 		if rp[i] < rp[i-1] {
-			return fmt.Errorf("row %d: RowPtr decreases (%d after %d)", i-1, rp[i], rp[i-1])
+			return fmt.Errorf("row %d: the row offsets decrease (%d after %d)", i-1, rp[i], rp[i-1])
 		}
 	}
 	nnz := rp[rows]
 	if int64(len(d.Index)) != nnz {
-		return fmt.Errorf("RowPtr ends at %d but Index has %d entries", nnz, len(d.Index))
+		return fmt.Errorf("the row offsets end at %d but there are %d feature indices", nnz, len(d.Index))
 	}
 	nv := len(d.Value) + len(d.Value32)
 	if (d.Value == nil) == (d.Value32 == nil) || int64(nv) != nnz {

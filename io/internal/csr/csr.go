@@ -50,16 +50,63 @@ const IndexLimit = 1 << 31
 // dataio.ParseError, which package io turns it into.
 type ParseError struct {
 	File   string
-	Line   int // 1-based
+	Line   int // 1-based; 0: the input as a whole
 	Column int // 1-based byte column; 0 when it does not apply
 	Msg    string
+	Hint   Hint
 }
 
-func (e *ParseError) Error() string {
-	if e.Column > 0 {
-		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
+func (e *ParseError) Error() string { return e.Message(GoName) }
+
+// Message is the error's text with the option of its hint named by name.
+func (e *ParseError) Message(name func(option, value string) string) string {
+	msg := e.Msg + e.Hint.Render(name)
+	switch {
+	case e.Line == 0:
+		return fmt.Sprintf("%s: %s", e.File, msg)
+	case e.Column > 0:
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, msg)
 	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
+}
+
+// Hint names, in an error's message, the option that decided a refusal
+// (a field of dataio.Options, "Options.MaxFeatures") and how it helps,
+// so that a program and a command line can each say it in their words:
+// "(Options.MaxFeatures = 5 reads this file)" and "(--max-features 5
+// reads this file)".
+type Hint struct {
+	Option string // the option's Go name; "" for no hint
+	Value  string // the value it would take, or ""
+	Text   string // the advice, with %s where the option goes ("" is just "%s")
+}
+
+// Render returns the hint as " (advice)" with the option named by name,
+// or "" without an option.
+func (h Hint) Render(name func(option, value string) string) string {
+	if h.Option == "" {
+		return ""
+	}
+	text := h.Text
+	if text == "" {
+		text = "%s"
+	}
+	return " (" + fmt.Sprintf(text, name(h.Option, h.Value)) + ")"
+}
+
+// CapHint is the hint of an index beyond Options.MaxFeatures: the cap
+// that reads it, features.
+func CapHint(features int64) Hint {
+	return Hint{Option: "Options.MaxFeatures", Value: strconv.FormatInt(features, 10), Text: "%s reads this file"}
+}
+
+// GoName names an option as a program sets it: "Options.MaxFeatures",
+// with a value "Options.MaxFeatures = 5".
+func GoName(option, value string) string {
+	if value == "" {
+		return option
+	}
+	return option + " = " + value
 }
 
 // NoDataError reports an input without rows as "Name: What: no data".

@@ -23,7 +23,7 @@ var ndjsonInputs = []struct{ name, text, want string }{
 	{"huge-labels", `{"label":1e308}` + "\n" + `{"label":-1.7976931348623157e308}` + "\n", ""},
 	{"idx-2147483647", `{"label":1,"features":{"2147483647":1}}` + "\n", ""},
 	{"escaped-key", `{"l\u0061bel":1,"features":{"\u0031":2}}` + "\n", ""},
-	{"idx-0", `{"label":1,"features":{"0":1}}`, "f:1:24: feature index 0 is not allowed: indices start at 1 (set ZeroBased for 0-based files)"},
+	{"idx-0", `{"label":1,"features":{"0":1}}`, "f:1:24: feature index 0 is not allowed: indices start at 1 (Options.ZeroBased reads 0-based files)"},
 	{"idx-negative", `{"label":1,"features":{"-3":1}}`, `f:1:24: feature key "-3" is not a feature number (decimal digits)`},
 	{"idx-duplicate", `{"label":1,"features":{"2":1,"2":1}}`, "f:1:30: duplicate feature 2"},
 	{"idx-duplicate-after-sort", `{"label":1,"features":{"02":1,"1":1,"2":1}}`, "f:1: duplicate feature 2"},

@@ -281,8 +281,9 @@ type ndBuilder struct {
 	zeroBased bool
 	f32       bool
 	keepQID   bool
-	maxIdx0   int64 // largest 0-based index accepted
-	capByOpt  bool  // maxIdx0 comes from Options.MaxFeatures
+	maxIdx0   int64    // largest 0-based index accepted
+	capByOpt  bool     // maxIdx0 comes from Options.MaxFeatures
+	hint      csr.Hint // the option behind indexSlow's last message
 
 	rowStart int   // where the current row starts in c.index
 	prev     int32 // last index added to the row, -1 at its start
@@ -357,14 +358,15 @@ func (b *ndBuilder) indexSlow(key []byte) (int32, string) {
 	idx0 := int64(min(x, math.MaxInt64))
 	if !b.zeroBased {
 		if x == 0 {
-			return 0, "feature index 0 is not allowed: indices start at 1 (set ZeroBased for 0-based files)"
+			b.hint = csr.Hint{Option: "Options.ZeroBased", Text: "%s reads 0-based files"}
+			return 0, "feature index 0 is not allowed: indices start at 1"
 		}
 		idx0--
 	}
 	if idx0 > b.maxIdx0 {
 		if b.capByOpt {
-			return 0, fmt.Sprintf("feature index %s exceeds the cap of %d features (--max-features, Options.MaxFeatures; raise it to at least %d to read this file)",
-				bytes.TrimLeft(key, "0"), b.maxIdx0+1, idx0+1)
+			b.hint = csr.CapHint(idx0 + 1)
+			return 0, fmt.Sprintf("feature index %s exceeds the cap of %d features", bytes.TrimLeft(key, "0"), b.maxIdx0+1)
 		}
 		return 0, fmt.Sprintf("feature index %s is too large (at most %d features are supported)", bytes.TrimLeft(key, "0"), csr.MaxFeatures)
 	}
@@ -668,7 +670,13 @@ func (s *ndScanner) features() bool {
 		}
 		j, msg := s.b.index(key)
 		if msg != "" {
-			return s.errAt(kpos, "%s", msg)
+			hint := s.b.hint // of this message (indexSlow)
+			s.b.hint = csr.Hint{}
+			if s.err == nil {
+				s.errAt(kpos, "%s", msg)
+				s.err.Hint = hint
+			}
+			return false
 		}
 		s.ws()
 		if s.peek() != ':' {

@@ -195,7 +195,7 @@ func TestNDJSONErrors(t *testing.T) {
 		{`{"label":1,"features":{"2147483648":1}}`, csr.Options{}, `1:24: feature index 2147483648 is too large (at most 2147483647 features are supported)`},
 		{`{"label":1,"features":{"2147483647":1}}`, csr.Options{ZeroBased: true}, `1:24: feature index 2147483647 is too large`},
 		{`{"label":1,"features":{"99999999999999999999999":1}}`, csr.Options{}, `is too large`},
-		{`{"label":1,"features":{"11":1}}`, csr.Options{MaxFeatures: 10}, `1:24: feature index 11 exceeds the cap of 10 features (--max-features, Options.MaxFeatures; raise it to at least 11 to read this file)`},
+		{`{"label":1,"features":{"11":1}}`, csr.Options{MaxFeatures: 10}, `1:24: feature index 11 exceeds the cap of 10 features (Options.MaxFeatures = 11 reads this file)`},
 		{`{"label":1,"features":{"1":"x"}}`, csr.Options{}, `1:28: the value of feature 1 must be a number, found '"'`},
 		{`{"label":1,"features":{"1":1,"1":2}}`, csr.Options{}, `1:30: duplicate feature 1`},
 		{`{"label":1,"features":{"5":1,"2":1,"5":2}}`, csr.Options{}, `t.ndjson:1: duplicate feature 5`},
