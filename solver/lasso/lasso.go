@@ -54,9 +54,9 @@
 // augmented data [X; √(λ(1−α))·I], [y; 0] (the elastic net is that
 // LASSO): D(θ) = s·rᵀy_c − ½s²(‖r‖² + λ(1−α)‖w‖²) at the scaled residual
 // θ = s·(r, −√(λ(1−α))w), s the maximiser of D over the feasible
-// s ≤ λα/max_j |g_j| (1 at the optimum); F(w) − F* ≤ gap. SetThresh
-// replaces the rule by glmnet's (its thresh, for like-for-like runs): no
-// certificate, the gap is only measured. (Dual
+// s ≤ λα/max_j |g_j| (1 at the optimum); F(w) − F* ≤ gap. glmnet's
+// rule (its thresh, for like-for-like runs) may replace it: no
+// certificate, the gap is only measured. The rule is a stopRule. (Dual
 // extrapolation from the last residuals, celer's, gave no smaller gaps
 // under ACF: docs/tuning.md.)
 package lasso
@@ -217,16 +217,8 @@ type Problem struct {
 	alpha    float64
 	lam      float64        // λ
 	l1p, l2p float64        // λα and λ(1−α)
-	eps      float64        // KKT tolerance
-	useEps   bool           // the KKT tolerance stops the run
-	gapTol   float64        // > 0: the absolute duality gap that stops the run
-	gapRel   float64        // > 0: the relative one
-	byThr    bool           // glmnet's rule stops the run (SetThresh)
-	thr      float64        // its threshold: thresh·‖y_c‖² on q_j·δ²
-	maxMove  float64        // the largest q_j·δ² since it was last read
-	cycled   bool           // the last working-set pass was a cycle below thr
-	sweeps   bool           // the run's selection is cyclic: a batch is a cycle
-	batchOK  bool           // under thr: the last batch moved no weight beyond thr
+	eps      float64        // the KKT tolerance that decides the repairs
+	stop     stopRule       // SetLambda's
 	outside  int            // features outside W that the last full pass found violating
 	drv      *solver.Tuning // the driver's: cancellation and parallel passes
 	tune     *Tuning
@@ -264,14 +256,10 @@ type Problem struct {
 	scale  []float64 // GainScale's
 	cand   []cand
 
-	// The working-set run: its tolerance and its gap-check back-off.
-	innerTol   float64 // > 0: W's gap at which its run ends (W not known complete)
-	wsGap      float64 // W's gap at its last pass
-	maxG       float64 // the largest |g_j| of this batch's steps
-	wait, skip int
-	byGap      bool
-	batches    int
-	viols      []int32 // working-set positions above eps in the last pass
+	// The working-set run: its tolerance, its progress, its violators.
+	innerTol float64 // > 0: W's gap at which its run ends (W not known complete)
+	run      wsRun
+	viols    []int32 // working-set positions above eps in the last pass
 
 	// The support Newton step (newton.go): g_j per working-set position
 	// at the last pass, the support signature of the last failed pass,
@@ -373,50 +361,88 @@ func (s *Problem) gwsFor() []float64 {
 	return s.gws
 }
 
-// SetLambda moves the problem to λ = lam with the stopping rule: the KKT
-// tolerance eps if eps > 0, the absolute duality gap gapTol if
-// gapTol > 0, either meeting it; with neither, the duality gap at most
-// DefaultGapRel·F(w). It returns the KKT tolerance that decides the
-// repairs (eps, or DefaultEps).
-func (s *Problem) SetLambda(lam, eps, gapTol float64) float64 {
-	s.lam, s.gapTol = lam, gapTol
+// stopRule is when a fit stops (package comment), chosen once from the
+// Spec's tolerances (Data.rule): the certified duality gap, that or the
+// KKT tolerance eps, or glmnet's thresh. The zero value stops at a gap 0.
+type stopRule struct {
+	kind   ruleKind
+	eps    float64 // the KKT tolerance asked for (0: DefaultEps at λ); epsRule stops on it
+	gapTol float64 // > 0: the absolute gap that stops
+	gapRel float64 // else the gap relative to F(w)
+	thr    float64 // threshRule: thresh·‖y_c‖², on q_j·δ²
+}
+
+type ruleKind uint8
+
+const (
+	gapRule    ruleKind = iota // the duality gap
+	epsRule                    // the gap, or the largest KKT violation at most eps
+	threshRule                 // glmnet's: the gap is only measured
+)
+
+// rule is the stopping rule of a Spec's Eps, GapTol and Thresh: glmnet's
+// if thresh > 0 (a cycle over W moving no weight by a δ with q_j·δ² above
+// thresh·‖y_c‖², then no violator outside W), eps if eps > 0 and gapTol
+// if gapTol > 0 (either meeting it), else a gap of DefaultGapRel·F(w).
+func (pr *Data) rule(eps, gapTol, thresh float64) stopRule {
+	r := stopRule{eps: eps, gapTol: gapTol}
+	switch {
+	case thresh > 0:
+		r = stopRule{kind: threshRule, eps: eps, thr: thresh * pr.nullDev}
+	case eps > 0:
+		r.kind = epsRule
+	case eps == 0 && gapTol == 0:
+		r.gapRel = DefaultGapRel
+	}
+	return r
+}
+
+// target is the gap that stops at objective obj.
+func (r *stopRule) target(obj float64) float64 {
+	if r.gapTol > 0 {
+		return r.gapTol
+	}
+	return r.gapRel * obj
+}
+
+// violMet reports whether a KKT violation of viol stops (epsRule).
+func (r *stopRule) violMet(viol float64) bool { return r.kind == epsRule && viol <= r.eps }
+
+// wsRun is a working-set run's progress under the rule: reset at its
+// start, advanced by the steps, EndBatch and Pass; Due only reads it.
+type wsRun struct {
+	cyclic  bool    // the selection is cyclic: a batch is a cycle over W in order
+	due     bool    // EndBatch's verdict on the last batch: a pass is worthwhile
+	byGap   bool    // the verdict came from the gap estimate (a failed pass backs off)
+	cycled  bool    // threshRule: the last pass (or batch) was a cycle below thr
+	viol    float64 // the largest violation of this batch's steps
+	maxG    float64 // the largest |g_j| of the steps since the last batch
+	maxMove float64 // the largest q_j·δ² since the last batch or cycle
+	// The gap estimate's back-off after a failed pass, and the batches.
+	wait, skip, batches int
+}
+
+// SetLambda moves the problem to λ = lam under the stopping rule and
+// returns the KKT tolerance that decides the repairs (the rule's eps, or
+// DefaultEps).
+func (s *Problem) SetLambda(lam float64, rule stopRule) float64 {
+	s.lam, s.stop = lam, rule
 	s.l1p = lam * s.alpha
 	s.l2p = 0
 	if s.alpha < 1 {
 		s.l2p = lam * (1 - s.alpha)
 	}
-	s.useEps = eps > 0
-	s.gapRel = 0
-	s.byThr, s.thr, s.cycled = false, 0, false
+	s.run = wsRun{}
 	s.fresh = false // ‖w‖² is computed only for the elastic net's λ > 0
-	if eps == 0 && gapTol == 0 {
-		s.gapRel = DefaultGapRel
+	s.eps = rule.eps
+	if s.eps == 0 {
+		s.eps = DefaultEps(lam, s.LambdaMax())
 	}
-	if eps == 0 {
-		eps = DefaultEps(lam, s.LambdaMax())
-	}
-	s.eps = eps
 	if s.lamSnap != lam && s.Snap {
 		// The point is the same, its measures at the new λ are not.
 		s.PassViol, s.PassGap, s.PassObj = math.NaN(), math.NaN(), math.NaN()
 	}
-	return eps
-}
-
-// SetGapRel replaces the stopping rule of the last SetLambda by a
-// duality gap of at most rel·F(w).
-func (s *Problem) SetGapRel(rel float64) {
-	s.useEps, s.gapTol, s.gapRel = false, 0, rel
-}
-
-// SetThresh replaces the stopping rule of the last SetLambda by glmnet's
-// (its thresh): a cycle over the working set in which no step moved a
-// weight by δ with q_j·δ² above thresh·‖y_c‖² (the null deviance), and
-// then no feature outside it violating its KKT condition. The duality gap
-// is still measured and reported, not used.
-func (s *Problem) SetThresh(thresh float64) {
-	s.useEps, s.gapTol, s.gapRel = false, 0, 0
-	s.byThr, s.thr, s.cycled = true, thresh*s.nullDev, false
+	return s.eps
 }
 
 // Objective is F(w) from the residual as it is (no recomputation).
@@ -497,7 +523,7 @@ func (s *Problem) move(j int32, c *wsCol, idx []int32, val []float64, rho float6
 	s.n2 += float64(nw*nw) - float64(w*w)
 	s.w[j] = nw
 	s.Snap, s.fresh = false, false
-	s.maxMove = max(s.maxMove, float64(float64(q*d)*d))
+	s.run.maxMove = max(s.run.maxMove, float64(float64(q*d)*d))
 	// Along the coordinate F is ½(q+λ₂)t² − z·t + λα|t| + const.
 	return Gain(qq, z, l1p, w, nw)
 }
@@ -576,7 +602,7 @@ func (s *Problem) stepCol(j int32, c *wsCol) (rho, viol, gain float64) {
 	rho, idx, val := s.rhoCol(c)
 	g := rho - float64(s.l2p*s.w[j])
 	viol = violation(s.w[j], g, s.l1p)
-	s.maxG = max(s.maxG, math.Abs(g))
+	s.run.maxG = max(s.run.maxG, math.Abs(g))
 	gain = s.move(j, c, idx, val, rho)
 	return rho, viol, gain
 }
@@ -616,14 +642,6 @@ func (s *Problem) gap(obj, tt, ty, n2, maxG float64) float64 {
 		sc = max(ty/q, 0)
 	}
 	return max(obj-(float64(sc*ty)-float64(0.5*sc*sc*q)), 0)
-}
-
-// target is the gap at which the run stops at objective obj (0: none).
-func (s *Problem) target(obj float64) float64 {
-	if s.gapTol > 0 {
-		return s.gapTol
-	}
-	return s.gapRel * obj
 }
 
 // resetResidual recomputes r = y_c − X̃·w, ‖r‖², rᵀy_c, ‖w‖₁ and ‖w‖²
@@ -727,10 +745,10 @@ func (s *Problem) fullPass(r *solver.Run) bool {
 
 // met reports whether the last full pass met the stopping rule.
 func (s *Problem) met() bool {
-	if s.byThr {
-		return s.cycled && s.outside == 0
+	if s.stop.kind == threshRule {
+		return s.run.cycled && s.outside == 0
 	}
-	return (s.useEps && s.PassViol <= s.eps) || s.PassGap <= s.target(s.PassObj)
+	return s.stop.violMet(s.PassViol) || s.PassGap <= s.stop.target(s.PassObj)
 }
 
 // Fit is the outcome of Problem.Fit.
@@ -798,11 +816,9 @@ func (s *Problem) Fit(cfg solver.Config, seed uint64) Fit {
 		sub := (*wsProblem)(s)
 		run := solver.NewRun(sub, rc)
 		run.Obj = s.objective(s.rr, s.n1, s.n2)
-		s.wait, s.skip, s.maxG, s.batches = 0, 0, 0, 0
+		s.run = wsRun{cyclic: rc.Selection == solver.Cyclic}
 		s.nSupp, s.newtonAt = -1, s.Ops
-		s.cycled, s.maxMove = false, 0
-		s.sweeps, s.batchOK = rc.Selection == solver.Cyclic, false
-		if s.sweeps {
+		if s.run.cyclic {
 			f.CyclicRuns++
 		}
 		f.Runs++
@@ -1013,6 +1029,9 @@ func (u *wsProblem) Len() int { return len(u.ws) }
 // Step does the step on working-set coordinate k.
 func (u *wsProblem) Step(k, _ int32, _ solver.Thresholds) (viol, gain float64, shrink bool) {
 	_, viol, gain = (*Problem)(u).stepCol(u.ws[k], &u.wsc[k])
+	if viol > u.run.viol { // the batch's, as the driver's: EndBatch comes before Due
+		u.run.viol = viol
+	}
 	return viol, gain, false
 }
 
@@ -1065,66 +1084,73 @@ func (u *wsProblem) GainScale() []float64 {
 	return s.scale
 }
 
-// Due decides whether a batch makes the working set's pass worthwhile
-// (solver.Trigger): its violation within eps under the KKT rule, or the
-// duality gap estimated in O(1) from the tracked ‖r‖², rᵀy_c, ‖w‖₁, ‖w‖²
-// and the batch's largest |g_j| within the run's tolerance. After a
-// gap-triggered pass fails, the next estimates are skipped with a
-// back-off of 1, 2, 4, … up to Tuning.LassoGapMaxWait batches.
-func (u *wsProblem) Due(viol float64) bool {
+// EndBatch judges the batch just ended for Due (solver.BatchEnder): no
+// weight moved beyond thr (glmnet's rule), else its violation, W's gap
+// estimated in O(1) from the tracked sums (backing off 1, 2, 4, … up to
+// LassoGapMaxWait batches after a gap-triggered pass fails), or every
+// LassoGapEvery batches.
+func (u *wsProblem) EndBatch(_ int, stopped bool) float64 {
 	s := (*Problem)(u)
-	maxG := s.maxG
-	s.maxG = 0
-	if s.byThr {
-		m := s.maxMove
-		s.maxMove = 0
-		s.batchOK = m <= s.thr
-		return s.batchOK
+	if stopped {
+		return 0 // the run ends here: no verdict
 	}
-	byEps := s.useEps && s.innerTol == 0 && viol <= s.eps
-	s.byGap = false
-	if !byEps {
-		if s.skip > 0 {
-			s.skip--
+	st := &s.run
+	viol, maxG := st.viol, st.maxG
+	st.viol, st.maxG = 0, 0
+	if s.stop.kind == threshRule {
+		st.due = st.maxMove <= s.stop.thr
+		st.maxMove = 0
+		return 0
+	}
+	byViol := s.wsViolMet(viol)
+	st.byGap = false
+	if !byViol {
+		if st.skip > 0 {
+			st.skip--
 		} else {
 			obj := s.objective(s.rr, s.n1, s.n2)
-			s.byGap = s.gap(obj, s.rr, s.ry, s.n2, maxG) <= s.wsTarget(obj)
+			st.byGap = s.wsGapMet(s.gap(obj, s.rr, s.ry, s.n2, maxG), obj)
 		}
 	}
-	s.batches++
-	every := s.tune.LassoGapEvery > 0 && s.batches%s.tune.LassoGapEvery == 0
-	return byEps || s.byGap || every
+	st.batches++
+	every := s.tune.LassoGapEvery > 0 && st.batches%s.tune.LassoGapEvery == 0
+	st.due = byViol || st.byGap || every
+	return 0
 }
 
-// wsTarget is the gap at which the working set's run ends.
-func (s *Problem) wsTarget(obj float64) float64 {
-	return max(s.innerTol, s.target(obj))
-}
+// Due reports EndBatch's verdict on the batch (solver.Trigger).
+func (u *wsProblem) Due(float64) bool { return u.run.due }
 
-// Pass measures the working set at the current point (the residual
-// recomputed) and reports whether its duality gap (its KKT violation
-// under the KKT rule) meets the run's tolerance; with repair, a failed
-// pass then steps on the coordinates above eps (solver.Problem).
+// wsViolMet reports whether a violation of viol ends the working set's
+// run: the rule's, where W is known complete.
+func (s *Problem) wsViolMet(viol float64) bool { return s.innerTol == 0 && s.stop.violMet(viol) }
+
+// wsGapMet reports whether W's gap at objective obj ends its run.
+func (s *Problem) wsGapMet(gap, obj float64) bool { return gap <= max(s.innerTol, s.stop.target(obj)) }
+
+// Pass is the working set's pass (solver.Problem): under glmnet's rule a
+// cycle over it; else a measure of it, and repairs where that fails.
 func (u *wsProblem) Pass(r *solver.Run, repair bool) bool {
 	s := (*Problem)(u)
-	if s.byThr {
-		if s.sweeps && s.batchOK {
-			// The batch was a cycle over the whole set in its order
-			// within the threshold: glmnet's test, passed already.
-			s.batchOK, s.cycled = false, true
-			return true
-		}
+	if s.stop.kind == threshRule {
 		return s.cycle(r, repair)
 	}
 	ok := s.measureSet(r)
 	if ok || !repair {
 		return ok
 	}
-	if s.byGap {
-		s.wait = min(max(2*s.wait, 1), s.tune.LassoGapMaxWait)
-		s.skip = s.wait
+	return s.repair(r)
+}
+
+// repair follows a failed measure: it backs the gap estimate off if that
+// triggered the pass, tries the Newton step (reporting whether that meets
+// the tolerance), else steps on the coordinates above eps.
+func (s *Problem) repair(r *solver.Run) bool {
+	if st := &s.run; st.byGap {
+		st.wait = min(max(2*st.wait, 1), s.tune.LassoGapMaxWait)
+		st.skip = st.wait
 	}
-	if it := s.newtonDue(); it > 0 && s.newton(s.gws, it) {
+	if it := s.failedPass(); it > 0 && s.newton(s.gws, it) {
 		if s.measureSet(r) {
 			return true
 		}
@@ -1142,16 +1168,21 @@ func (u *wsProblem) Pass(r *solver.Run, repair bool) bool {
 	return false
 }
 
-// cycle is Pass under glmnet's rule: an ACF batch moved no weight by more
-// than the threshold, but it may have skipped coordinates of low
-// preference, so one cycle over the whole working set in its order
-// decides, as glmnet's own cycles do (without repair it only reports
-// that it cannot tell).
+// cycle is Pass under glmnet's rule. A cyclic batch within the threshold
+// was a cycle over W in its order: glmnet's test, passed. An ACF batch may
+// have skipped coordinates of low preference, so one cycle over the whole
+// working set in its order decides, as glmnet's own cycles do (without
+// repair it only reports that it cannot tell).
 func (s *Problem) cycle(r *solver.Run, repair bool) bool {
+	st := &s.run
+	if st.cyclic && st.due {
+		st.cycled = true
+		return true
+	}
 	if !repair {
 		return false
 	}
-	s.maxMove = 0
+	st.maxMove = 0
 	for k, j := range s.ws {
 		_, _, gain := s.stepCol(j, &s.wsc[k])
 		r.Repaired(int32(k), gain)
@@ -1162,12 +1193,12 @@ func (s *Problem) cycle(r *solver.Run, repair bool) bool {
 			}
 		}
 	}
-	s.cycled = s.maxMove <= s.thr
-	s.maxMove = 0
-	if s.cycled {
+	st.cycled = st.maxMove <= s.stop.thr
+	st.maxMove = 0
+	if st.cycled {
 		return true
 	}
-	if it := s.newtonDue(); it > 0 {
+	if it := s.failedPass(); it > 0 {
 		g := s.gwsFor()
 		for k, j := range s.ws {
 			if s.w[j] != 0 {
@@ -1176,14 +1207,14 @@ func (s *Problem) cycle(r *solver.Run, repair bool) bool {
 			}
 		}
 		s.newton(g, it)
-		s.maxMove = 0
+		st.maxMove = 0
 	}
 	return false
 }
 
-// measureSet is Pass's measure: the residual recomputed, g_j and the
-// violators over the working set, its duality gap; it reports whether
-// the run's tolerance is met.
+// measureSet measures the working set: the residual recomputed, g_j and
+// the violators over it, its duality gap; it reports whether the run's
+// tolerance is met.
 func (s *Problem) measureSet(r *solver.Run) bool {
 	if !s.fresh { // else the working set's pass just did it
 		s.resetResidual()
@@ -1207,8 +1238,7 @@ func (s *Problem) measureSet(r *solver.Run) bool {
 		}
 	}
 	r.Obj = obj
-	s.wsGap = s.gap(obj, s.rr, s.ry, s.n2, maxG)
-	return s.wsGap <= s.wsTarget(obj) || (s.useEps && s.innerTol == 0 && viol <= s.eps)
+	return s.wsGapMet(s.gap(obj, s.rr, s.ry, s.n2, maxG), obj) || s.wsViolMet(viol)
 }
 
 // dot2 returns Σ (x_i + off)² with compensated summation.

@@ -125,7 +125,7 @@ func TestLassoExactGain(t *testing.T) {
 		}
 		ex := newCentred(d, icpt)
 		s := New(pr, 1, &tune, &lt)
-		s.SetLambda(0.3*pr.LambdaMax(1), 0, 0)
+		s.SetLambda(0.3*pr.LambdaMax(1), s.rule(0, 0, 0))
 		r := rand.New(rand.NewPCG(1, 1))
 		kinds := map[string]int{}
 		for trial := 0; trial < 400; trial++ {
@@ -190,7 +190,7 @@ func TestLassoPass(t *testing.T) {
 		scaled, repairs := 0, 0
 		for trial := 0; trial < 20; trial++ {
 			lam := pr.LambdaMax(1) * [...]float64{0.9, 0.3, 0.01, 1.2}[trial%4]
-			s.SetLambda(lam, 0, 0)
+			s.SetLambda(lam, s.rule(0, 0, 0))
 			randomPoint(s, r)
 			if trial%4 == 3 {
 				clear(s.w) // w = 0 at λ > λ_max: the optimum, gap 0
@@ -254,8 +254,7 @@ func TestLassoPass(t *testing.T) {
 					want++
 				}
 			}
-			s.eps = eps
-			s.gapTol, s.gapRel, s.innerTol = 0, 0, 0
+			s.eps, s.stop, s.innerTol = eps, stopRule{}, 0 // a gap of 0: the pass fails
 			s.clearSet()
 			for _, j := range s.cols {
 				s.add(j)
@@ -290,7 +289,7 @@ func BenchmarkLassoEpoch(b *testing.B) {
 	for _, sel := range []solver.Selection{solver.Cyclic, solver.Uniform, solver.ACF} {
 		b.Run("select="+sel.String(), func(b *testing.B) {
 			s := New(pr, 1, &tune, &lt)
-			s.SetLambda(0.05*pr.LambdaMax(1), 1e-300, 0)
+			s.SetLambda(0.05*pr.LambdaMax(1), s.rule(1e-300, 0, 0))
 			for _, j := range s.cols {
 				s.add(j)
 			}
@@ -333,10 +332,10 @@ func TestLassoStrongRuleKKTCheck(t *testing.T) {
 	for _, fr := range [][2]float64{{0.5, 0.4}, {0.4, 0.33}, {0.3, 0.25}, {0.2, 0.17}} {
 		l1, l2 := fr[0]*pr.LambdaMax(1), fr[1]*pr.LambdaMax(1)
 		ref := New(pr, 1, &tune, &lt)
-		ref.SetLambda(l1, 0, 1e-12)
+		ref.SetLambda(l1, ref.rule(0, 1e-12, 0))
 		ref.Fit(cfg, 1)
 		w1 := append([]float64(nil), ref.w...)
-		ref.SetLambda(l2, 0, 1e-12)
+		ref.SetLambda(l2, ref.rule(0, 1e-12, 0))
 		if f := ref.Fit(cfg, 2); !f.Converged {
 			t.Fatal("reference not converged")
 		}
@@ -345,15 +344,15 @@ func TestLassoStrongRuleKKTCheck(t *testing.T) {
 				continue // only a feature that enters between l1 and l2
 			}
 			s := New(pr, 1, &tune, &lt)
-			s.SetLambda(l1, 0, 1e-12)
+			s.SetLambda(l1, s.rule(0, 1e-12, 0))
 			s.Fit(cfg, 1)
 			s.rho[j] = 0 // the strong rule now discards j at l2
-			s.SetLambda(l2, 0, 1e-12)
+			s.SetLambda(l2, s.rule(0, 1e-12, 0))
 			s.startSet()
 			if s.in[j] {
 				t.Fatalf("feature %d not discarded", j)
 			}
-			s.SetLambda(l2, 0, 1e-12)
+			s.SetLambda(l2, s.rule(0, 1e-12, 0))
 			s.lamSnap = l1
 			f := s.Fit(cfg, 2)
 			if !f.Converged || f.Passes < 2 || s.w[j] == 0 {
@@ -385,7 +384,7 @@ func TestLassoNewtonNearInterpolation(t *testing.T) {
 		tune, lt := solver.DefaultTuning(), DefaultTuning()
 		lt.LassoNewton = newton
 		s := New(pr, 1, &tune, &lt)
-		s.SetLambda(lam, 0, 1e-10)
+		s.SetLambda(lam, s.rule(0, 1e-10, 0))
 		cfg := solver.Config{Selection: solver.ACF, MaxEpochs: 1 << 24, Tuning: &tune}
 		return s, s.Fit(cfg, 1)
 	}
@@ -464,10 +463,7 @@ func TestLassoParallelPasses(t *testing.T) {
 	fit := func(pool *procs.Pool, thresh float64) *Problem {
 		s := New(pr, 0.9, &tune, &lt)
 		s.SetPool(pool)
-		s.SetLambda(lam, 0, 0)
-		if thresh > 0 {
-			s.SetThresh(thresh)
-		}
+		s.SetLambda(lam, s.rule(0, 0, thresh))
 		f := s.Fit(solver.Config{Selection: solver.ACF, MaxEpochs: 1 << 20, Tuning: &tune}, 3)
 		if !f.Converged {
 			t.Fatalf("pool %v, thresh %g: not converged", pool != nil, thresh)
@@ -482,7 +478,7 @@ func TestLassoParallelPasses(t *testing.T) {
 	}
 	s := New(pr, 1, &tune, &lt)
 	s.SetPool(procs.NewPool(3))
-	s.SetLambda(lam, 0, 0)
+	s.SetLambda(lam, s.rule(0, 0, 0))
 	done := make(chan struct{})
 	close(done)
 	r := solver.NewRun((*wsProblem)(s), solver.Config{Selection: solver.ACF, Done: done, Tuning: &tune})
@@ -503,7 +499,7 @@ func TestLassoGrowMargin(t *testing.T) {
 	// violators and at least the fourth within 5%.
 	def, deflt := solver.DefaultTuning(), DefaultTuning()
 	probe := New(pr, 1, &def, &deflt)
-	probe.SetLambda(pr.LambdaMax(1), 0, 1e-12)
+	probe.SetLambda(pr.LambdaMax(1), probe.rule(0, 1e-12, 0))
 	probe.fullPass(nil)
 	var g []float64
 	for _, j := range pr.cols {
@@ -524,7 +520,7 @@ func TestLassoGrowMargin(t *testing.T) {
 		tune, lt := solver.DefaultTuning(), DefaultTuning()
 		lt.LassoGrowMargin = c.margin
 		s := New(pr, 1, &tune, &lt)
-		s.SetLambda(c.lam, 0, 1e-12)
+		s.SetLambda(c.lam, s.rule(0, 1e-12, 0))
 		s.fullPass(nil)
 		n := s.grow()
 		if n != c.violators || len(s.ws) != c.want {
@@ -573,10 +569,7 @@ func TestLassoAutoSelection(t *testing.T) {
 		lam := 0.05 * pr.LambdaMax(1)
 		fit := func(sel solver.Selection, thresh float64) (*Problem, Fit) {
 			s := New(pr, 1, &tune, &lt)
-			s.SetLambda(lam, 0, 1e-12)
-			if thresh > 0 {
-				s.SetThresh(thresh)
-			}
+			s.SetLambda(lam, s.rule(0, 1e-12, thresh))
 			f := s.Fit(solver.Config{Selection: sel, MaxEpochs: 1 << 20, Tuning: &tune}, 5)
 			if !f.Converged || f.Runs == 0 {
 				t.Fatalf("%s, %v, thresh %g: converged %v after %d runs", c.name, sel, thresh, f.Converged, f.Runs)
@@ -619,7 +612,7 @@ func TestLassoWarmupOrder(t *testing.T) {
 	}
 	tune, lt := solver.DefaultTuning(), DefaultTuning()
 	s := New(pr, 1, &tune, &lt)
-	s.SetLambda(0.3*pr.LambdaMax(1), 0, 1e-9)
+	s.SetLambda(0.3*pr.LambdaMax(1), s.rule(0, 1e-9, 0))
 	if f := s.Fit(solver.Config{Selection: solver.ACF, MaxEpochs: 1 << 20, Tuning: &tune}, 1); !f.Converged {
 		t.Fatal("not converged")
 	}

@@ -44,13 +44,13 @@ func (s *Problem) supportSig() (uint64, int) {
 	return h, n
 }
 
-// newtonDue reports whether a failed pass should try the Newton step: the
-// support and signs unchanged since the last failed pass, and the support
-// at least LassoNewtonRows times the rows (X̃_S is then close to singular
-// and CD slow; on smaller supports CD converged in fewer operations than
-// with the step, docs/tuning.md). It returns the operations the step may
-// spend: LassoNewton times the work since the last step.
-func (s *Problem) newtonDue() int64 {
+// failedPass records the support and signs of a failed pass and returns
+// the operations the Newton step may spend there (0: none): LassoNewton
+// times the work since the last step, where they are unchanged since the
+// last failed pass and the support holds at least LassoNewtonRows times
+// the rows (X̃_S is then close to singular and CD slow; on smaller
+// supports CD converged in fewer operations, docs/tuning.md).
+func (s *Problem) failedPass() int64 {
 	if s.tune.LassoNewton <= 0 {
 		return 0
 	}

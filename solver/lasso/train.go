@@ -31,8 +31,8 @@ type Spec struct {
 	// columns scaled to unit variance).
 	Intercept, Standardize bool
 	// GapTol > 0 stops at an absolute duality gap; Thresh > 0 by glmnet's
-	// rule instead (see Problem.SetThresh). With neither and no Eps, the
-	// gap at most DefaultGapRel·F(w).
+	// rule instead (see Data.rule). With neither and no Eps, the gap at
+	// most DefaultGapRel·F(w).
 	GapTol, Thresh float64
 }
 
@@ -41,6 +41,7 @@ type Spec struct {
 type Path struct {
 	prob *Problem
 	s    Spec
+	rule stopRule // the Spec's
 	drv  *solver.Tuning
 	tune *Tuning
 }
@@ -52,7 +53,7 @@ func NewPath(ctx context.Context, d *dataio.Dataset, s Spec) (*Path, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Path{s: s, drv: tune.Get(ctx, solver.DefaultTuning), tune: tune.Get(ctx, DefaultTuning)}
+	p := &Path{s: s, rule: data.rule(s.Eps, s.GapTol, s.Thresh), drv: tune.Get(ctx, solver.DefaultTuning), tune: tune.Get(ctx, DefaultTuning)}
 	p.prob = New(data, s.Alpha, p.drv, p.tune)
 	p.prob.SetPool(s.Pool)
 	return p, nil
@@ -151,14 +152,13 @@ func (p *Path) continuation(ctx context.Context) (steps int64, epochs int, ops i
 	}
 	// LassoContinueSteps λ per decade, the last one s.Lambda itself.
 	k := int(math.Ceil(float64(t.LassoContinueSteps) * math.Log10(lm/s.Lambda)))
+	rule := stopRule{gapRel: t.LassoContinueGap}
+	if s.Thresh > 0 {
+		rule = prob.rule(0, 0, s.Thresh)
+	}
 	for i := 1; i < k; i++ {
 		lam := lm * math.Pow(s.Lambda/lm, float64(i)/float64(k))
-		prob.SetLambda(lam, 0, 0)
-		if s.Thresh > 0 {
-			prob.SetThresh(s.Thresh)
-		} else {
-			prob.SetGapRel(t.LassoContinueGap)
-		}
+		prob.SetLambda(lam, rule)
 		f := prob.Fit(p.config(ctx, s.Seed, DefaultMaxEpochs), mix.Seed(s.Seed, uint64(1000+i)))
 		steps += f.Steps
 		epochs += f.Epochs
@@ -181,10 +181,7 @@ func (p *Path) config(ctx context.Context, seed uint64, maxEpochs int) solver.Co
 // the result (Seconds not set).
 func (p *Path) Fit(ctx context.Context, lam float64, seed uint64) (*model.Model, *fit.Result) {
 	prob, s := p.prob, &p.s
-	eps := prob.SetLambda(lam, s.Eps, s.GapTol)
-	if s.Thresh > 0 {
-		prob.SetThresh(s.Thresh)
-	}
+	eps := prob.SetLambda(lam, p.rule)
 	maxEpochs := s.MaxEpochs
 	if maxEpochs == 0 {
 		maxEpochs = DefaultMaxEpochs
