@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/acfcd/acfcd/internal/dense"
 	solver "github.com/acfcd/acfcd/solver"
 	"github.com/acfcd/acfcd/solver/dcd"
 	"github.com/acfcd/acfcd/solver/primal"
@@ -29,7 +30,7 @@ import (
 //	Δα = D⁻¹(r − Z p),  H p = Zᵀ D⁻¹ r   (and ZᵀΔα = p),
 //
 // one dense Cholesky and four passes over the data per iteration: one
-// forms H (only its lower triangle, which solver/primal's Cholesky
+// forms H (only its lower triangle, which package dense's Cholesky
 // reads), the margins and the predictor's right-hand side together; one
 // gives the predictor's Δα; one the corrector's right-hand side; and one
 // its Δα together with ZᵀΔα, which moves w along with α.
@@ -402,7 +403,7 @@ loop:
 		}
 		mu := comp / float64(2*len(hg.a))
 		// The dual objective at the interior point, for the gap test.
-		fval = float64(0.5*dot(hg.wi, hg.wi)) - hg.fixed
+		fval = float64(0.5*dense.Dot(hg.wi, hg.wi)) - hg.fixed
 		for _, a := range hg.a {
 			fval -= a
 		}
@@ -437,7 +438,7 @@ loop:
 		} else {
 			ipmFormPass(f, nt, hg, dp.Val32)
 		}
-		if hg.aborted.Load() || !primal.Cholesky(nt.h, nt.dim, r.Poll, dp.Pool, f.pt.HessianParallelOps) {
+		if hg.aborted.Load() || !dense.Cholesky(nt.h, nt.dim, r.Poll, dp.Pool, f.pt.HessianParallelOps) {
 			break
 		}
 		dp.Ops += int64(nt.dim) * int64(nt.dim) * int64(nt.dim) / 6
@@ -514,7 +515,7 @@ type floatV interface{ ~float32 | ~float64 }
 // ipmFormPass sets, in one pass over the data, hg.g to the margins
 // G_i = z_iᵀw − 1 at the interior point (w = hg.wi), D⁻¹ in nt.dcoef,
 // hg.r = −G, hg.v = Zᵀ D⁻¹ r, and H = I + Zᵀ D⁻¹ Z in nt.h (its lower
-// triangle, as primal.Cholesky reads it). On cancellation it stops early
+// triangle, as dense.Cholesky reads it). On cancellation it stops early
 // with hg.aborted set.
 func ipmFormPass[V floatV](f *IPM, nt *ipmMat, hg *hinge, val []V) {
 	dim, h := nt.dim, nt.h
@@ -573,9 +574,9 @@ func ipmFormRows[V floatV](f *IPM, nt *ipmMat, hg *hinge, val []V, p *ipmPart) {
 			continue
 		}
 		if hg.binary {
-			primal.AddOuterOnes(h, dim, di, idx)
+			dense.AddOuterOnes(h, dim, di, idx)
 		} else {
-			primal.AddOuter(h, dim, di, idx, x)
+			dense.AddOuter(h, dim, di, idx, x)
 		}
 		if bias != 0 {
 			hb := h[nf*dim : nf*dim+nf+1]
@@ -594,9 +595,9 @@ func addOuterAny(dp *dcd.Problem, nt *ipmMat, i int, di float64) {
 	dim, h := nt.dim, nt.h
 	a, b := dp.RP[i], dp.RP[i+1]
 	if dp.Val32 == nil {
-		primal.AddOuterAny(h, dim, di, dp.Idx[a:b], dp.Val[a:b])
+		dense.AddOuterAny(h, dim, di, dp.Idx[a:b], dp.Val[a:b])
 	} else {
-		primal.AddOuterAny(h, dim, di, dp.Idx[a:b], dp.Val32[a:b])
+		dense.AddOuterAny(h, dim, di, dp.Idx[a:b], dp.Val32[a:b])
 	}
 	if dp.Bias != 0 {
 		bv := di * dp.Bias
@@ -720,7 +721,7 @@ func ipmDeltaPass[V floatV](f *IPM, nt *ipmMat, hg *hinge, val []V, sum bool) {
 // factored and v = Zᵀ D⁻¹ r in hg.v; with sum it also sets hg.dw = ZᵀΔα.
 func (f *IPM) ipmSolve(nt *ipmMat, hg *hinge, sum bool) {
 	dp := f.p
-	primal.CholSolve(nt.h, nt.dim, 1, hg.v, hg.p)
+	dense.CholSolve(nt.h, nt.dim, 1, hg.v, hg.p)
 	dp.Ops += int64(nt.dim) * int64(nt.dim)
 	if dp.Val32 == nil {
 		ipmDeltaPass(f, nt, hg, dp.Val, sum)
@@ -832,13 +833,4 @@ func (f *IPM) hingeRestore(r *solver.Run) bool {
 	}
 	at.restore(f.p, r)
 	return false
-}
-
-// dot returns aᵀb in index order.
-func dot(a, b []float64) float64 {
-	var s float64
-	for i := range a {
-		s += float64(a[i] * b[i])
-	}
-	return s
 }

@@ -3,6 +3,7 @@ package finish
 import (
 	"math"
 
+	"github.com/acfcd/acfcd/internal/dense"
 	solver "github.com/acfcd/acfcd/solver"
 	"github.com/acfcd/acfcd/solver/dcd"
 	"github.com/acfcd/acfcd/solver/primal"
@@ -342,7 +343,7 @@ func (f *SVRIPM) ipmFactor(ip *svrIPM, r *solver.Run) bool {
 		}
 	}
 	s.Ops += int64(dim) * int64(dim) * int64(dim) / 6
-	return primal.Cholesky(ip.h, dim, r.Poll, s.Pool, f.pt.HessianParallelOps)
+	return dense.Cholesky(ip.h, dim, r.Poll, s.Pool, f.pt.HessianParallelOps)
 }
 
 // ipmDelta solves H Δw = v (H factored) into ip.z and sets Δa, Δb from
@@ -353,7 +354,7 @@ func (f *SVRIPM) ipmDelta(ip *svrIPM) {
 	for j := range dim {
 		ip.v[j] *= ip.sc[j]
 	}
-	primal.CholSolve(ip.h, dim, 1, ip.v, ip.z)
+	dense.CholSolve(ip.h, dim, 1, ip.v, ip.z)
 	for j := range dim {
 		ip.z[j] *= ip.sc[j]
 	}

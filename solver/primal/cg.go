@@ -1,6 +1,10 @@
 package primal
 
-import "math"
+import (
+	"math"
+
+	"github.com/acfcd/acfcd/internal/dense"
+)
 
 // The large-d method: a trust-region Newton method with diagonally
 // preconditioned conjugate gradients (Lin, Weng & Keerthi 2008; the
@@ -134,7 +138,7 @@ func (p *Problem) trpcg(delta float64) (boundary, ok bool) {
 		if !p.hv(d, hd) {
 			return false, false
 		}
-		dhd := dot(d, hd)
+		dhd := dense.Dot(d, hd)
 		if !(dhd > 0) {
 			break
 		}

@@ -4,12 +4,12 @@ import (
 	"math"
 	"sync/atomic"
 
-	"github.com/acfcd/acfcd/internal/procs"
+	"github.com/acfcd/acfcd/internal/dense"
 )
 
-// The dense Hessian and its Cholesky factor, shared with the
-// interior-point method of package finish (whose matrix I + Zᵀ D⁻¹ Z has
-// the same form).
+// The dense Hessian, factored by package dense (which the interior-point
+// methods of package finish share: their matrix I + Zᵀ D⁻¹ Z has the same
+// form).
 //
 // H is formed in the lower triangle of a dim×dim row-major matrix: row c
 // gets D_i·x_ic·x_ij for every column j ≤ c, one term per example in
@@ -19,219 +19,6 @@ import (
 // add up, and the same bits at any number of goroutines. The Cholesky
 // factorisation reads and writes only the lower triangle, so nothing is
 // mirrored.
-
-// FloatV is a stored value type, float32 or float64.
-type FloatV interface{ ~float32 | ~float64 }
-
-// AddOuter adds di·x xᵀ to the lower triangle of the dim×dim row-major h
-// for a row x with strictly increasing indices idx. Four rows of h are
-// filled together, so that each index and value loaded serves four
-// updates; every entry still gets one term, (di·x_j)·x_c.
-func AddOuter[V FloatV](h []float64, dim int, di float64, idx []int32, x []V) {
-	addOuterRows(h, dim, di, idx, x, 0, len(idx))
-}
-
-// addOuterRows is AddOuter for the rows of h named by idx[qlo:qhi]: the
-// terms (di·x_p)·x_q for p ≤ q, qlo ≤ q < qhi.
-func addOuterRows[V FloatV](h []float64, dim int, di float64, idx []int32, x []V, qlo, qhi int) {
-	x = x[:len(idx)]
-	q := qlo
-	for ; q+3 < qhi; q += 4 {
-		c0, c1, c2, c3 := int(idx[q]), int(idx[q+1]), int(idx[q+2]), int(idx[q+3])
-		x0, x1, x2, x3 := float64(x[q]), float64(x[q+1]), float64(x[q+2]), float64(x[q+3])
-		h0 := h[c0*dim : c0*dim+c0+1]
-		h1 := h[c1*dim : c1*dim+c1+1]
-		h2 := h[c2*dim : c2*dim+c2+1]
-		h3 := h[c3*dim : c3*dim+c3+1]
-		ip, xp := idx[:q+1], x[:q+1]
-		xp = xp[:len(ip)]
-		for k, j := range ip {
-			v := di * float64(xp[k])
-			h0[j] += float64(v * x0)
-			h1[j] += float64(v * x1)
-			h2[j] += float64(v * x2)
-			h3[j] += float64(v * x3)
-		}
-		v1, v2, v3 := di*x1, di*x2, di*x3
-		h1[c1] += float64(v1 * x1)
-		h2[c1] += float64(v1 * x2)
-		h3[c1] += float64(v1 * x3)
-		h2[c2] += float64(v2 * x2)
-		h3[c2] += float64(v2 * x3)
-		h3[c3] += float64(v3 * x3)
-	}
-	for ; q < qhi; q++ {
-		c := int(idx[q])
-		xq := float64(x[q])
-		hr := h[c*dim : c*dim+c+1]
-		ip, xp := idx[:q+1], x[:q+1]
-		xp = xp[:len(ip)]
-		for k, j := range ip {
-			hr[j] += float64(di * float64(xp[k]) * xq)
-		}
-	}
-}
-
-// AddOuterOnes is AddOuter for a row whose values are all 1 (the same
-// bits: every term is di).
-func AddOuterOnes(h []float64, dim int, di float64, idx []int32) {
-	addOuterOnesRows(h, dim, di, idx, 0, len(idx))
-}
-
-func addOuterOnesRows(h []float64, dim int, di float64, idx []int32, qlo, qhi int) {
-	q := qlo
-	for ; q+3 < qhi; q += 4 {
-		c0, c1, c2, c3 := int(idx[q]), int(idx[q+1]), int(idx[q+2]), int(idx[q+3])
-		h0 := h[c0*dim : c0*dim+c0+1]
-		h1 := h[c1*dim : c1*dim+c1+1]
-		h2 := h[c2*dim : c2*dim+c2+1]
-		h3 := h[c3*dim : c3*dim+c3+1]
-		for _, j := range idx[:q+1] {
-			h0[j] += di
-			h1[j] += di
-			h2[j] += di
-			h3[j] += di
-		}
-		h1[c1] += di
-		h2[c1] += di
-		h3[c1] += di
-		h2[c2] += di
-		h3[c2] += di
-		h3[c3] += di
-	}
-	for ; q < qhi; q++ {
-		c := int(idx[q])
-		hr := h[c*dim : c*dim+c+1]
-		for _, j := range idx[:q+1] {
-			hr[j] += di
-		}
-	}
-}
-
-// AddOuterAny is AddOuter for a row in any order, repeated indices
-// allowed (a Dataset built by hand may have them): each pair is put in
-// the lower triangle, and a repeated index counts for both of its orders.
-func AddOuterAny[V FloatV](h []float64, dim int, di float64, idx []int32, x []V) {
-	x = x[:len(idx)]
-	for p, jp := range idx {
-		vp := di * float64(x[p])
-		h[int(jp)*dim+int(jp)] += float64(vp * float64(x[p]))
-		for q := p + 1; q < len(idx); q++ {
-			r, c := int(idx[q]), int(jp)
-			v := float64(vp * float64(x[q]))
-			if r < c {
-				r, c = c, r
-			} else if r == c {
-				v *= 2
-			}
-			h[r*dim+c] += v
-		}
-	}
-}
-
-// Cholesky factors the symmetric positive definite dim×dim matrix whose
-// lower triangle h holds, H = LLᵀ, into that lower triangle. It returns
-// false if H is not numerically positive definite, or if poll (asked
-// after every block of rows once about 2²² operations have passed, when
-// not nil) reports cancellation.
-//
-// The rows are computed in blocks of cholBlock: for each earlier row j,
-// the block's rows take their dot products with row j while it is in
-// cache, so the factor is read from memory once per block rather than
-// once per row (at dim = 4096 the matrix is 128 MiB). Every entry is
-// computed as by the plain row-by-row method, L_kj = (H_kj − Σ_{i<j} L_ki
-// L_ji)/L_jj with the same four-way sums: the same bits. The block's
-// entries left of it, most of the work, are independent from row to row:
-// with pool (and at least parallel operations) its rows are shared with
-// the spare processors.
-func Cholesky(h []float64, dim int, poll func() bool, pool *procs.Pool, parallel int64) bool {
-	var work int64
-	par := pool != nil && int64(dim)*int64(dim)*int64(dim)/6 >= parallel
-	for k0 := 0; k0 < dim; k0 += cholBlock {
-		k1 := min(k0+cholBlock, dim)
-		if k0 > 0 {
-			// Left of the block: rows [k0, k1) against the finished rows
-			// [0, k0).
-			helpers := 0
-			if par {
-				helpers = pool.Take(cholParts - 1)
-			}
-			if helpers == 0 {
-				cholRows(h, dim, k0, k0, k1)
-			} else {
-				parts := helpers + 1
-				var next atomic.Int64
-				pool.Run(helpers, func(bool) {
-					for {
-						q := int(next.Add(1) - 1)
-						if q >= parts {
-							return
-						}
-						cholRows(h, dim, k0, k0+(k1-k0)*q/parts, k0+(k1-k0)*(q+1)/parts)
-					}
-				}, func() { next.Store(int64(parts)) })
-			}
-			work += int64(k1-k0) * int64(k0) * int64(k0) / 2
-		}
-		// The block's own triangle.
-		for j := k0; j < k1; j++ {
-			rj := h[j*dim : j*dim+j+1]
-			d := rj[j] - dot4(rj[:j], rj[:j])
-			if !(d > 0) {
-				return false
-			}
-			rj[j] = math.Sqrt(d)
-			inv := 1 / rj[j]
-			for k := j + 1; k < k1; k++ {
-				rk := h[k*dim : k*dim+j+1]
-				rk[j] = (rk[j] - dot4(rk[:j], rj[:j])) * inv
-			}
-			work += int64(k1-j) * int64(j+1)
-		}
-		if work >= cholPollWork && poll != nil {
-			work = 0
-			if poll() {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// cholRows computes L_kj for the rows k0 ≤ k < k1 and the columns j < jmax
-// of the finished rows.
-func cholRows(h []float64, dim, jmax, k0, k1 int) {
-	for j := 0; j < jmax; j++ {
-		rj := h[j*dim : j*dim+j+1]
-		inv := 1 / rj[j]
-		for k := k0; k < k1; k++ {
-			rk := h[k*dim : k*dim+j+1]
-			rk[j] = (rk[j] - dot4(rk[:j], rj[:j])) * inv
-		}
-	}
-}
-
-const (
-	cholBlock    = 16
-	cholParts    = 2
-	cholPollWork = 1 << 22 // about a millisecond of the factorisation
-)
-
-// CholSolve solves H x = sign·b with the factor of Cholesky in h's lower
-// triangle: L u = sign·b, then Lᵀ x = u. x must not alias b.
-func CholSolve(h []float64, dim int, sign float64, b, x []float64) {
-	for j := 0; j < dim; j++ {
-		rj := h[j*dim : j*dim+j+1]
-		x[j] = (float64(sign*b[j]) - dot(rj[:j], x[:j])) / rj[j]
-	}
-	for j := dim - 1; j >= 0; j-- {
-		v := x[j]
-		for k := j + 1; k < dim; k++ {
-			v -= float64(h[k*dim+j] * x[k])
-		}
-		x[j] = v / h[j*dim+j]
-	}
-}
 
 // formHessian sets p.h's lower triangle to I + Σ D_i x_i x_iᵀ (the
 // bias's diagonal entry without the 1 with FreeBias) and returns false if
@@ -485,7 +272,7 @@ func (p *Problem) hessianSplit(parts int) {
 // order of index), the bias row included in the last part. Every
 // Tuning.PollWork operations the caller polls p.Poll and a helper checks
 // p.Done; either sets abort on cancellation, and stops when abort is set.
-func hessianRows[V FloatV](p *Problem, val []V, h []float64, k int, caller bool, abort *atomic.Bool) {
+func hessianRows[V dense.FloatV](p *Problem, val []V, h []float64, k int, caller bool, abort *atomic.Bool) {
 	dim, nf := p.Dim(), p.NF
 	parts := p.qparts
 	binary := p.binary == 1
@@ -505,9 +292,9 @@ func hessianRows[V FloatV](p *Problem, val []V, h []float64, k int, caller bool,
 		}
 		if qhi > qlo {
 			if binary {
-				addOuterOnesRows(h, dim, di, idx, qlo, qhi)
+				dense.AddOuterOnesRows(h, dim, di, idx, qlo, qhi)
 			} else {
-				addOuterRows(h, dim, di, idx, x, qlo, qhi)
+				dense.AddOuterRows(h, dim, di, idx, x, qlo, qhi)
 			}
 			work += int64(qhi-qlo) * int64(qhi+qlo+1) / 2
 		}
@@ -544,9 +331,9 @@ func (p *Problem) hessianAny(h []float64, abort *atomic.Bool) {
 		di := p.hcoef[n]
 		a, b := p.RP[i], p.RP[i+1]
 		if p.Val32 == nil {
-			AddOuterAny(h, dim, di, p.Idx[a:b], p.Val[a:b])
+			dense.AddOuterAny(h, dim, di, p.Idx[a:b], p.Val[a:b])
 		} else {
-			AddOuterAny(h, dim, di, p.Idx[a:b], p.Val32[a:b])
+			dense.AddOuterAny(h, dim, di, p.Idx[a:b], p.Val32[a:b])
 		}
 		if p.Bias != 0 {
 			bv := di * p.Bias
@@ -598,7 +385,7 @@ func (p *Problem) factor() bool {
 		return false
 	}
 	dim := p.Dim()
-	ok := Cholesky(p.h, dim, func() bool { return p.poll(true) }, p.Pool, p.tune.HessianParallelOps)
+	ok := dense.Cholesky(p.h, dim, func() bool { return p.poll(true) }, p.Pool, p.tune.HessianParallelOps)
 	p.Ops += int64(dim) * int64(dim) * int64(dim) / 6
 	return ok
 }

@@ -3,6 +3,7 @@ package primal
 import (
 	"math"
 
+	"github.com/acfcd/acfcd/internal/dense"
 	"github.com/acfcd/acfcd/internal/fmath"
 )
 
@@ -61,8 +62,8 @@ func (p *Problem) Newton(maxIter int, minRel float64, stop Stop) (steps int, ok 
 		if !p.factor() {
 			return steps, p.cancelled
 		}
-		CholSolve(p.h, p.Dim(), -1, p.g, p.s)
-		gs := dot(p.g, p.s)
+		dense.CholSolve(p.h, p.Dim(), -1, p.g, p.s)
+		gs := dense.Dot(p.g, p.s)
 		if !(gs < 0) {
 			return steps, true
 		}
@@ -104,8 +105,8 @@ func (p *Problem) Newton(maxIter int, minRel float64, stop Stop) (steps int, ok 
 // takes it back by unchord); otherwise W is unchanged.
 func (p *Problem) chord(ww, fval, gnorm float64) (fNew, gNew float64, ok bool) {
 	dim := p.Dim()
-	CholSolve(p.h, dim, -1, p.g, p.s)
-	gs := dot(p.g, p.s)
+	dense.CholSolve(p.h, dim, -1, p.g, p.s)
+	gs := dense.Dot(p.g, p.s)
 	if !(gs < 0) {
 		return 0, 0, false
 	}

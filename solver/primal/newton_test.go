@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/dense"
 	dataio "github.com/acfcd/acfcd/io"
 )
 
@@ -50,7 +51,7 @@ func gradient(d *dataio.Dataset, loss Loss, cn, cp, bias float64, free bool, w [
 	return g
 }
 
-func norm(v []float64) float64 { return math.Sqrt(dot(v, v)) }
+func norm(v []float64) float64 { return math.Sqrt(dense.Dot(v, v)) }
 
 var losses = []Loss{Logistic, SquaredHinge, SquaredTube}
 
@@ -280,7 +281,7 @@ func TestMaxRowDot(t *testing.T) {
 	}
 }
 
-func sqNorm(x []float64) float64 { return dot(x, x) }
+func sqNorm(x []float64) float64 { return dense.Dot(x, x) }
 
 // TestRayScale: a W several times too long is moved to the minimiser of f
 // along its ray (∇fᵀW ≈ 0 there, recomputed independently, and f lower),
@@ -303,7 +304,7 @@ func TestRayScale(t *testing.T) {
 		w0 := append([]float64(nil), p.W...)
 		f0 := objective(d, Logistic, c, c, 1, false, w0)
 		p.SetMargins()
-		ww := dot(p.W, p.W)
+		ww := dense.Dot(p.W, p.W)
 		ww1, f1 := p.rayScale(ww, p.Objective())
 		beta := p.W[0] / w0[0]
 		if k < 2 {
@@ -318,7 +319,7 @@ func TestRayScale(t *testing.T) {
 		if f := objective(d, Logistic, c, c, 1, false, p.W); math.Abs(f-f1) > 1e-9*f || !(f < f0) {
 			t.Errorf("f = %.15g at βW (reported %.15g), %.15g at W", f, f1, f0)
 		}
-		slope := func(w []float64) float64 { return dot(gradient(d, Logistic, c, c, 1, false, w), w0) }
+		slope := func(w []float64) float64 { return dense.Dot(gradient(d, Logistic, c, c, 1, false, w), w0) }
 		if s, s0 := slope(p.W), slope(w0); !(math.Abs(s) <= 0.05*math.Abs(s0)) {
 			t.Errorf("∇fᵀW = %.3g at βW, %.3g at W", s, s0)
 		}

@@ -32,6 +32,7 @@ import (
 	"math"
 	"sync/atomic"
 
+	"github.com/acfcd/acfcd/internal/dense"
 	"github.com/acfcd/acfcd/internal/fmath"
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/internal/rows"
@@ -303,9 +304,9 @@ func (p *Problem) forParts(fn func(k, lo, hi int)) {
 // with FreeBias).
 func (p *Problem) reg(a, b []float64) float64 {
 	if p.FreeBias {
-		return dot(a[:p.NF], b[:p.NF])
+		return dense.Dot(a[:p.NF], b[:p.NF])
 	}
-	return dot(a, b)
+	return dense.Dot(a, b)
 }
 
 // lossAt returns Σ_i C_i ℓ(z_i + t·xs_i), summed by part.
@@ -412,7 +413,7 @@ func (p *Problem) SetGradient() float64 {
 	for _, o := range ops {
 		p.Ops += o
 	}
-	return math.Sqrt(dot(p.g, p.g))
+	return math.Sqrt(dense.Dot(p.g, p.g))
 }
 
 // gradientRows adds the loss terms of rows [lo, hi) to g and sets their
@@ -461,49 +462,6 @@ func (p *Problem) gradientRows(g []float64, lo, hi int) (ops int64) {
 		}
 	}
 	return ops
-}
-
-// dot4 returns aᵀb with four running sums (b at least as long as a),
-// element k in sum k mod 4.
-func dot4(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	n := len(a) &^ 3
-	i := 0
-	// Eight at a time, each sum still taking its elements in order: the
-	// bits of the four-at-a-time loop at half its loop overhead.
-	for ; i+8 <= n; i += 8 {
-		x, y := a[i:i+8:i+8], b[i:i+8:i+8]
-		s0 += float64(x[0] * y[0])
-		s1 += float64(x[1] * y[1])
-		s2 += float64(x[2] * y[2])
-		s3 += float64(x[3] * y[3])
-		s0 += float64(x[4] * y[4])
-		s1 += float64(x[5] * y[5])
-		s2 += float64(x[6] * y[6])
-		s3 += float64(x[7] * y[7])
-	}
-	for ; i < n; i += 4 {
-		x, y := a[i:i+4:i+4], b[i:i+4:i+4]
-		s0 += float64(x[0] * y[0])
-		s1 += float64(x[1] * y[1])
-		s2 += float64(x[2] * y[2])
-		s3 += float64(x[3] * y[3])
-	}
-	for i := n; i < len(a); i++ {
-		s0 += float64(a[i] * b[i])
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// dot returns aᵀb in index order.
-func dot(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s float64
-	for i := range a {
-		s += float64(a[i] * b[i])
-	}
-	return s
 }
 
 // MaxRowDot returns max_i |vᵀx_i| over the examples (the bias feature
