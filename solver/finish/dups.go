@@ -1,10 +1,6 @@
 package finish
 
 import (
-	"math"
-	"slices"
-
-	"github.com/acfcd/acfcd/internal/mix"
 	"github.com/acfcd/acfcd/solver/dcd"
 )
 
@@ -25,85 +21,21 @@ type Dups struct {
 	rows, off []int32
 }
 
-// FindDups finds the groups of identical rows (the bias is the same for
-// all, so only the features matter) with more than one label: a hash of
-// each row, then exact comparison. It returns nil if there are none.
+// FindDups finds the groups of identical rows with more than one label
+// (rows.Identical). It returns nil if there are none.
 func FindDups(sh *dcd.Data) *Dups {
 	var rows, off []int32
-	type hr struct {
-		h uint64
-		i int32
-	}
-	hs := make([]hr, sh.N)
-	for i := range sh.N {
-		a, b := sh.RP[i], sh.RP[i+1]
-		h := uint64(b-a) * mix.Gamma
-		for k := a; k < b; k++ {
-			var v uint64
-			if sh.Val32 == nil {
-				v = math.Float64bits(sh.Val[k])
-			} else {
-				v = math.Float64bits(float64(sh.Val32[k]))
+	sh.Identical(func(group []int32) {
+		// Copies that share their label have the same y in every
+		// subproblem: nothing to push.
+		for _, i := range group {
+			if sh.Label[i] != sh.Label[group[0]] {
+				off = append(off, int32(len(rows)))
+				rows = append(rows, group...)
+				return
 			}
-			h = mix.Splitmix64(h ^ uint64(sh.Idx[k])<<32 ^ v)
 		}
-		hs[i] = hr{h, int32(i)}
-	}
-	slices.SortFunc(hs, func(x, y hr) int {
-		if x.h != y.h {
-			if x.h < y.h {
-				return -1
-			}
-			return 1
-		}
-		return int(x.i - y.i)
 	})
-	same := func(i, j int32) bool {
-		a, b := sh.RP[i], sh.RP[i+1]
-		c, d := sh.RP[j], sh.RP[j+1]
-		if b-a != d-c {
-			return false
-		}
-		for k := int64(0); k < b-a; k++ {
-			if sh.Idx[a+k] != sh.Idx[c+k] || sh.Value(a+k) != sh.Value(c+k) {
-				return false
-			}
-		}
-		return true
-	}
-	used := make(map[int32]bool)
-	for s := 0; s < len(hs); {
-		e := s + 1
-		for e < len(hs) && hs[e].h == hs[s].h {
-			e++
-		}
-		// Within a run of equal hashes, group by exact equality.
-		for p := s; p < e; p++ {
-			if used[hs[p].i] {
-				continue
-			}
-			start := len(rows)
-			rows = append(rows, hs[p].i)
-			for q := p + 1; q < e; q++ {
-				if !used[hs[q].i] && same(hs[p].i, hs[q].i) {
-					used[hs[q].i] = true
-					rows = append(rows, hs[q].i)
-				}
-			}
-			// Copies that share their label have the same y in every
-			// subproblem: nothing to push.
-			mixed := false
-			for _, i := range rows[start:] {
-				mixed = mixed || sh.Label[i] != sh.Label[rows[start]]
-			}
-			if !mixed {
-				rows = rows[:start]
-			} else {
-				off = append(off, int32(start))
-			}
-		}
-		s = e
-	}
 	if len(off) == 0 {
 		return nil
 	}

@@ -1,10 +1,8 @@
 package multiclass
 
 import (
-	"math"
 	"slices"
 
-	"github.com/acfcd/acfcd/internal/mix"
 	"github.com/acfcd/acfcd/internal/rows"
 )
 
@@ -37,69 +35,11 @@ type dups struct {
 	rows, off []int32
 }
 
-// findDups finds the groups of identical rows among the n rows of r with
-// more than one class: a hash of each row, then exact comparison. It
-// returns nil if there are none.
+// findDups finds the groups of identical rows of r with more than one
+// class (rows.Identical). It returns nil if there are none.
 func findDups(r *rows.Rows, class []int32) *dups {
-	type hr struct {
-		h uint64
-		i int32
-	}
-	hs := make([]hr, r.N)
-	for i := range r.N {
-		a, b := r.RP[i], r.RP[i+1]
-		h := uint64(b-a) * mix.Gamma
-		for k := a; k < b; k++ {
-			h = mix.Splitmix64(h ^ uint64(r.Idx[k])<<32 ^ math.Float64bits(r.Value(k)))
-		}
-		hs[i] = hr{h, int32(i)}
-	}
-	slices.SortFunc(hs, func(x, y hr) int {
-		if x.h != y.h {
-			if x.h < y.h {
-				return -1
-			}
-			return 1
-		}
-		return int(x.i - y.i)
-	})
-	same := func(i, j int32) bool {
-		a, b := r.RP[i], r.RP[i+1]
-		c, d := r.RP[j], r.RP[j+1]
-		if b-a != d-c {
-			return false
-		}
-		for k := int64(0); k < b-a; k++ {
-			if r.Idx[a+k] != r.Idx[c+k] || r.Value(a+k) != r.Value(c+k) {
-				return false
-			}
-		}
-		return true
-	}
 	dd := &dups{}
-	used := make(map[int32]bool)
-	var group []int32
-	for s := 0; s < len(hs); {
-		e := s + 1
-		for e < len(hs) && hs[e].h == hs[s].h {
-			e++
-		}
-		// Within a run of equal hashes, group by exact equality.
-		for p := s; p < e; p++ {
-			if used[hs[p].i] {
-				continue
-			}
-			group = append(group[:0], hs[p].i)
-			for q := p + 1; q < e; q++ {
-				if !used[hs[q].i] && same(hs[p].i, hs[q].i) {
-					used[hs[q].i] = true
-					group = append(group, hs[q].i)
-				}
-			}
-			dd.add(group, class)
-		}
-		s = e
-	}
+	r.Identical(func(group []int32) { dd.add(group, class) })
 	if len(dd.off) == 0 {
 		return nil
 	}
