@@ -308,25 +308,9 @@ func cvFolds(d *Dataset, seed uint64, o CVPathOptions) ([]int, int, error) {
 		}
 		return FoldIDs(d.Rows, k, seed), k, nil
 	}
-	rows := d.Rows
-	if len(o.FoldID) != rows {
-		return nil, 0, paramError("CVPathOptions.FoldID", len(o.FoldID), "%d fold ids for %d examples", len(o.FoldID), rows)
-	}
-	k := 0
-	for i, f := range o.FoldID {
-		if f < 1 || f > rows {
-			return nil, 0, paramError("CVPathOptions.FoldID", f, "the fold of example %d must be 1 to the number of folds", i+1)
-		}
-		k = max(k, f)
-	}
-	seen := make([]bool, k)
-	for _, f := range o.FoldID {
-		seen[f-1] = true
-	}
-	for f, s := range seen {
-		if !s {
-			return nil, 0, paramError("CVPathOptions.FoldID", f+1, "fold %d of %d has no example", f+1, k)
-		}
+	k, bad, reason := folds.CheckIDs(o.FoldID, d.Rows)
+	if reason != "" {
+		return nil, 0, paramError("CVPathOptions.FoldID", bad, "%s", reason)
 	}
 	if err := checkFolds(d, "CVPathOptions.FoldID", k); err != nil {
 		return nil, 0, err

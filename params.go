@@ -1,6 +1,7 @@
 package acfcd
 
 import (
+	"encoding"
 	"fmt"
 	"math"
 	"strings"
@@ -26,7 +27,13 @@ func (e *ParamError) Error() string { return e.Message(dataio.GoName) }
 // Message is the error's text with the parameter and its value named by
 // name (dataio.GoName gives "Params.C = -1"; acfcd train, "-c -1").
 func (e *ParamError) Message(name func(param, value string) string) string {
-	return name(e.Param, fmt.Sprint(e.Value)) + ": " + e.Reason
+	v := fmt.Sprint(e.Value)
+	if t, ok := e.Value.(encoding.TextMarshaler); ok { // a Problem as its -s value
+		if b, err := t.MarshalText(); err == nil {
+			v = string(b)
+		}
+	}
+	return name(e.Param, v) + ": " + e.Reason
 }
 
 func paramError(param string, value any, format string, args ...any) error {

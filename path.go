@@ -4,45 +4,22 @@ import (
 	"context"
 	"math"
 	"runtime"
-	"time"
 
 	"github.com/acfcd/acfcd/internal/fault"
-	"github.com/acfcd/acfcd/internal/fmath"
-	"github.com/acfcd/acfcd/internal/mix"
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/kernel"
 	"github.com/acfcd/acfcd/solver/lasso"
 )
 
 // PathPoint is one solution of a LASSO path.
-type PathPoint struct {
-	Lambda    float64
-	NNZ       int     // non-zero feature weights (the intercept not counted)
-	Objective float64 // F(w) = ½‖y − Xw − b‖² + λ(α‖w‖₁ + ½(1−α)‖w‖²)
-	Gap       float64 // duality gap at w
-	Violation float64 // largest KKT violation at w
-	// DevRatio is the fraction of the null deviance explained, glmnet's
-	// dev.ratio: 1 − ‖y − Xw − b‖²/‖y − ȳ‖² (‖y‖² without an intercept).
-	DevRatio   float64
-	Converged  bool
-	Iterations int64   // coordinate steps at this λ
-	Epochs     int     // epochs at this λ
-	Seconds    float64 // wall time at this λ
-	Model      *Model
-}
+type PathPoint = lasso.PathPoint
 
-// Path defaults, glmnet's.
+// Path defaults, glmnet's (see lasso.PathMinPoints for the early stop).
 const (
-	// DefaultPathLength is glmnet's nlambda.
-	DefaultPathLength = 100
-	// PathMinPoints, PathDevChange and PathDevMax are glmnet's early stop
-	// of a generated path (its mnlam, fdev and devmax): from the
-	// PathMinPoints-th point on, the path ends after the first point whose
-	// DevRatio grew by less than PathDevChange·DevRatio over the previous
-	// point's, or exceeds PathDevMax.
-	PathMinPoints = 5
-	PathDevChange = 1e-5
-	PathDevMax    = 0.999
+	DefaultPathLength = lasso.DefaultPathLength // glmnet's nlambda
+	PathMinPoints     = lasso.PathMinPoints
+	PathDevChange     = lasso.PathDevChange
+	PathDevMax        = lasso.PathDevMax
 )
 
 // LambdaSequence returns glmnet's λ sequence for the LASSO (or elastic
@@ -68,7 +45,7 @@ func LambdaSequence(d *Dataset, p Params, n int, ratio float64) ([]float64, erro
 	if err != nil {
 		return nil, err
 	}
-	return lambdaSeq(lamMax, n, ratio), nil
+	return lasso.Sequence(lamMax, n, ratio), nil
 }
 
 // pathDefaults resolves and checks LambdaSequence's n and ratio.
@@ -80,29 +57,12 @@ func pathDefaults(d *Dataset, n int, ratio float64) (int, float64, error) {
 		return 0, 0, paramError("n", n, "a path needs at least 1 point")
 	}
 	if ratio == 0 {
-		ratio = 1e-2
-		if d.Rows > d.Features {
-			ratio = 1e-4
-		}
+		ratio = lasso.DefaultRatio(d.Rows, d.Features)
 	}
 	if !(ratio > 0 && ratio <= 1) {
 		return 0, 0, paramError("ratio", ratio, "λ_min/λ_max must be in (0, 1] (0: glmnet's default)")
 	}
 	return n, ratio, nil
-}
-
-// lambdaSeq is λ_max·ratio^(k/(n−1)), k = 0 … n−1.
-func lambdaSeq(lamMax float64, n int, ratio float64) []float64 {
-	lams := make([]float64, n)
-	for k := range lams {
-		lams[k] = lamMax
-		if n > 1 {
-			// ratio^(k/(n−1)) as exp(t·log ratio), fmath's: the same bits on
-			// every architecture, which math.Pow does not give.
-			lams[k] = lamMax * fmath.Exp(float64(k)/float64(n-1)*fmath.Log(ratio))
-		}
-	}
-	return lams
 }
 
 // TrainPath fits the LASSO (whatever p.Problem says; the elastic net with
@@ -129,7 +89,7 @@ func TrainPath(ctx context.Context, d *Dataset, p Params, n int, ratio float64) 
 	if err != nil {
 		return nil, err
 	}
-	return lassoPath(ctx, path, p, lambdaSeq(path.LambdaMax(), n, ratio), true)
+	return fitPath(ctx, path, p, lasso.Sequence(path.LambdaMax(), n, ratio), true)
 }
 
 // TrainPathLambdas fits the LASSO (whatever p.Problem says; the elastic
@@ -171,7 +131,7 @@ func trainPathLambdas(ctx context.Context, d *Dataset, p Params, lambdas []float
 	if err != nil {
 		return nil, err
 	}
-	return lassoPath(ctx, path, p, lambdas, false)
+	return fitPath(ctx, path, p, lambdas, false)
 }
 
 // newPath resolves p for a path and returns the problem at w = 0.
@@ -184,30 +144,11 @@ func newPath(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*lass
 	return path, p, err
 }
 
-// lassoPath fits lambdas in order; earlyStop applies glmnet's early stop.
-func lassoPath(ctx context.Context, path *lasso.Path, p Params, lambdas []float64, earlyStop bool) ([]PathPoint, error) {
-	pts := make([]PathPoint, 0, len(lambdas))
-	for k, lam := range lambdas {
-		start := time.Now()
-		m, res := path.Fit(ctx, lam, mix.Seed(p.Seed, uint64(k)))
-		nnz := 0
-		for _, v := range m.W[:m.NumFeature] {
-			if v != 0 {
-				nnz++
-			}
-		}
-		pts = append(pts, PathPoint{Lambda: lam, NNZ: nnz, Objective: res.Objective, Gap: res.Gap,
-			Violation: res.Violation, DevRatio: path.DevRatio(), Converged: res.Converged, Iterations: res.Iterations,
-			Epochs: res.Epochs, Seconds: time.Since(start).Seconds(), Model: m})
-		if res.Cancelled {
-			return pts, interrupted(ctx, res)
-		}
-		if earlyStop && k+1 >= PathMinPoints {
-			dev := pts[k].DevRatio
-			if dev-pts[k-1].DevRatio < PathDevChange*dev || dev > PathDevMax {
-				break
-			}
-		}
+// fitPath fits lambdas in order; earlyStop applies glmnet's early stop.
+func fitPath(ctx context.Context, path *lasso.Path, p Params, lambdas []float64, earlyStop bool) ([]PathPoint, error) {
+	pts, cancelled := path.FitAll(ctx, lambdas, p.Seed, earlyStop)
+	if cancelled != nil {
+		return pts, interrupted(ctx, cancelled)
 	}
 	return pts, nil
 }

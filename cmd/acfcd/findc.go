@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 
 	"github.com/acfcd/acfcd"
 )
@@ -41,11 +40,7 @@ func (fc *findCFlags) run(ctx context.Context, stdout, stderr io.Writer, fs *fla
 		opt.StartC = p.C
 	}
 	if set["p"] {
-		v, err := strconv.ParseFloat(fs.Lookup("p").Value.String(), 64)
-		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
-			return usagef("-p %s: with -C, the first ε must be a non-negative number", fs.Lookup("p").Value.String())
-		}
-		opt.StartP = v
+		opt.StartP = max(p.P, 0) // -p 0 is P = -1 (ε = 0) in Params
 	}
 	p.Progress = nil
 	regression := p.Problem.Regression()

@@ -286,6 +286,9 @@ func (t *trainFlags) check() error {
 	if t.set["max-epochs"] && t.maxEpochs == 0 {
 		return usagef("--max-epochs 0: the cap must be at least 1 (without --max-epochs each solver has its default)")
 	}
+	if t.fc.on && (s == acfcd.Lasso || s == acfcd.OneClassSVM) {
+		return usagef("-C searches C: -s lasso has λ instead (--lambda-path, or -v K for λ by cross-validation), -s 21 has no C")
+	}
 	if t.fallback != "newton" && t.fallback != "none" {
 		return usagef("--fallback %q: want newton or none", t.fallback)
 	}

@@ -257,3 +257,28 @@ func Choose(mean, se []float64) (iMin, i1SE int) {
 	}
 	return iMin, iMin
 }
+
+// CheckIDs checks a fold assignment (cv.glmnet's foldid) of rows rows:
+// folds 1 to k, every one non-empty. Otherwise it returns the offending
+// value and why.
+func CheckIDs(ids []int, rows int) (k, bad int, reason string) {
+	if len(ids) != rows {
+		return 0, len(ids), fmt.Sprintf("%d fold ids for %d examples", len(ids), rows)
+	}
+	for i, f := range ids {
+		if f < 1 || f > rows {
+			return 0, f, fmt.Sprintf("the fold of example %d must be 1 to the number of folds", i+1)
+		}
+		k = max(k, f)
+	}
+	seen := make([]bool, k)
+	for _, f := range ids {
+		seen[f-1] = true
+	}
+	for f, s := range seen {
+		if !s {
+			return 0, f + 1, fmt.Sprintf("fold %d of %d has no example", f+1, k)
+		}
+	}
+	return k, 0, ""
+}
