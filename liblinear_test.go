@@ -1,101 +1,23 @@
 package acfcd
 
 import (
-	"bufio"
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"sort"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/synth"
-	dataio "github.com/acfcd/acfcd/io"
+	"github.com/acfcd/acfcd/internal/testkit"
 )
-
-const liblinearTrain = "/usr/bin/liblinear-train"
-
-// writeLibSVM writes d as 1-based libsvm text with exact (round-trip) values.
-func writeLibSVM(t testing.TB, d *dataio.Dataset, path string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	for i := 0; i < d.Rows; i++ {
-		w.WriteString(strconv.FormatFloat(d.Label[i], 'g', -1, 64))
-		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
-			fmt.Fprintf(w, " %d:%s", d.Index[k]+1, strconv.FormatFloat(d.Value[k], 'g', -1, 64))
-		}
-		w.WriteByte('\n')
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-var objectiveRE = regexp.MustCompile(`Objective value = (\S+)`)
 
 // runLiblinear trains with liblinear-train (extra: further arguments)
 // and returns the printed objective values (one per subproblem), the
 // model's label line and weights.
 func runLiblinear(t *testing.T, data string, p Params, extra ...string) (objs []float64, labels []float64, w []float64, capped bool) {
 	t.Helper()
-	model := filepath.Join(t.TempDir(), "model")
-	args := []string{"-s", p.Problem.Flag(), "-c", strconv.FormatFloat(p.C, 'g', -1, 64),
-		"-e", strconv.FormatFloat(p.Eps, 'g', -1, 64), "-B", strconv.FormatFloat(p.Bias, 'g', -1, 64)}
-	var wl []float64
-	for l := range p.Weights {
-		wl = append(wl, l)
-	}
-	sort.Float64s(wl)
-	for _, l := range wl {
-		args = append(args, fmt.Sprintf("-w%d", int(l)), strconv.FormatFloat(p.Weights[l], 'g', -1, 64))
-	}
-	args = append(append(args, extra...), data, model)
-	out, err := exec.Command(liblinearTrain, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("liblinear-train %v: %v\n%s", args, err, out)
-	}
-	capped = strings.Contains(string(out), "reaching max number of iterations")
-	for _, m := range objectiveRE.FindAllStringSubmatch(string(out), -1) {
-		v, err := strconv.ParseFloat(m[1], 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs = append(objs, v)
-	}
-	b, err := os.ReadFile(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inW := false
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		switch {
-		case inW:
-			for _, s := range f {
-				v, _ := strconv.ParseFloat(s, 64)
-				w = append(w, v)
-			}
-		case len(f) > 0 && f[0] == "label":
-			for _, s := range f[1:] {
-				v, _ := strconv.ParseFloat(s, 64)
-				labels = append(labels, v)
-			}
-		case len(f) > 0 && f[0] == "w":
-			inW = true
-		}
-	}
-	return objs, labels, w, capped
+	args := append(testkit.LiblinearArgs(p.Problem.Flag(), p.C, p.Eps, p.Bias, p.Weights), extra...)
+	r := testkit.RunLiblinear(t, testkit.LiblinearTrain, data, args...)
+	return r.Objectives, r.Labels, r.W, r.Capped
 }
 
 // TestAgainstLiblinear compares the printed objective values, the label
@@ -103,9 +25,7 @@ func runLiblinear(t *testing.T, data string, p Params, extra ...string) (objs []
 // installed. Every run is compared: a problem on which liblinear stops at
 // its iteration cap fails the test (its C is to be changed).
 func TestAgainstLiblinear(t *testing.T) {
-	if _, err := os.Stat(liblinearTrain); err != nil {
-		t.Skip("liblinear-train not installed (apt-get install liblinear-tools)")
-	}
+	testkit.NeedLiblinear(t)
 	problems := append(testProblems(),
 		namedProblem{"single-class", synth.Classes(synth.ClassesConfig{Seed: 11, Rows: 40, Feats: 6, Density: 0.5, Labels: []float64{3}}), 1, nil, 1},
 		namedProblem{"minus-one-first", synth.Classes(synth.ClassesConfig{Seed: 12, Rows: 150, Feats: 12, Density: 0.4, Labels: []float64{-1, 1}, Noise: 0.1}), 1, map[float64]float64{-1: 2}, 0.5},
@@ -115,7 +35,7 @@ func TestAgainstLiblinear(t *testing.T) {
 	hingeC := map[string]float64{"separable-binary-bias": 1}
 	for _, pr := range problems {
 		data := filepath.Join(t.TempDir(), "data")
-		writeLibSVM(t, pr.d, data)
+		testkit.WriteLibSVM(t, pr.d.Label, pr.d.Row, data)
 		for _, s := range dualProblems {
 			t.Run(fmt.Sprintf("%s/s=%s", pr.name, s.Flag()), func(t *testing.T) {
 				c := pr.c

@@ -1,6 +1,7 @@
 // Package testkit holds the small checks that the tests of several
-// packages share. It imports nothing of acfcd, so any package's tests may
-// use it.
+// packages share, and the comparisons with liblinear-train (liblinear.go).
+// It imports nothing of acfcd, so any package's tests may use it (package
+// io's own included).
 package testkit
 
 import (

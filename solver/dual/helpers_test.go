@@ -1,12 +1,8 @@
 package dual
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"math"
-	"os"
-	"regexp"
 	"runtime"
 	"strconv"
 	"testing"
@@ -309,35 +305,6 @@ func checkDeterministic(t *testing.T, ctx context.Context, d *dataio.Dataset, s 
 	}
 	if !testkit.SameBits(m1.W, m2.W) {
 		t.Fatalf("-s %s: w %v, then %v", flag(s.Kind), m1.W, m2.W)
-	}
-}
-
-// liblinearTrain is Debian's liblinear-train (2.3.0).
-const liblinearTrain = "/usr/bin/liblinear-train"
-
-// objectiveRE finds the objective liblinear-train prints.
-var objectiveRE = regexp.MustCompile(`Objective value = (\S+)`)
-
-// writeLibSVM writes d as 1-based libsvm text with exact (round-trip) values.
-func writeLibSVM(t testing.TB, d *dataio.Dataset, path string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	for i := 0; i < d.Rows; i++ {
-		w.WriteString(strconv.FormatFloat(d.Label[i], 'g', -1, 64))
-		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
-			fmt.Fprintf(w, " %d:%s", d.Index[k]+1, strconv.FormatFloat(d.Value[k], 'g', -1, 64))
-		}
-		w.WriteByte('\n')
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/synth"
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/model"
 	solver "github.com/acfcd/acfcd/solver"
@@ -100,14 +101,14 @@ func TestOneClassAgainstLiblinear250(t *testing.T) {
 	d := synth.Classes(synth.ClassesConfig{Seed: 32, Rows: 250, Feats: 12, Density: 0.5, Labels: []float64{1, -1}})
 	tmp := t.TempDir()
 	data := filepath.Join(tmp, "data")
-	writeLibSVM(t, d, data)
+	testkit.WriteLibSVM(t, d.Label, d.Row, data)
 	for _, nu := range []float64{0.1, 0.5} {
 		lib := filepath.Join(tmp, "lib")
 		out, err := exec.Command(filepath.Join(dir, "train"), "-s", "21", "-n", fmt.Sprint(nu), "-e", "1e-6", data, lib).CombinedOutput()
 		if err != nil {
 			t.Fatalf("liblinear train: %v\n%s", err, out)
 		}
-		obj, _ := strconv.ParseFloat(objectiveRE.FindStringSubmatch(string(out))[1], 64)
+		obj, _ := strconv.ParseFloat(testkit.LiblinearObjective.FindStringSubmatch(string(out))[1], 64)
 		rho, _ := strconv.ParseFloat(rhoRE.FindStringSubmatch(string(out))[1], 64)
 		m, res, err := train(context.Background(), d, Spec{Spec: fit.Spec{Eps: 1e-9}, Kind: OneClass, Nu: nu})
 		if err != nil {

@@ -8,10 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/model"
 	solver "github.com/acfcd/acfcd/solver"
@@ -115,27 +115,20 @@ func TestSVRConverges(t *testing.T) {
 // TestSVRAgainstLiblinear compares the dual objective with Debian's
 // liblinear-train (2.3.0, which has -s 12 and 13), when installed.
 func TestSVRAgainstLiblinear(t *testing.T) {
-	if _, err := os.Stat(liblinearTrain); err != nil {
-		t.Skip("liblinear-train not installed (apt-get install liblinear-tools)")
-	}
+	testkit.NeedLiblinear(t)
 	d := regData(4, 150, 10, 0.4, 0.5, 2)
 	data := filepath.Join(t.TempDir(), "data")
-	writeLibSVM(t, d, data)
+	testkit.WriteLibSVM(t, d.Label, d.Row, data)
 	for _, k := range []Kind{L2LossSVR, L1LossSVR} {
 		for _, c := range []float64{0.5, 8} {
 			for _, pe := range []float64{0.05, 0.6} {
 				for _, bias := range []float64{-1, 1} {
 					t.Run(fmt.Sprintf("s=%s/C=%g/p=%g/B=%g", flag(k), c, pe, bias), func(t *testing.T) {
-						args := []string{"-s", flag(k), "-c", fmt.Sprint(c), "-p", fmt.Sprint(pe), "-e", "1e-6", "-B", fmt.Sprint(bias), data, filepath.Join(t.TempDir(), "m")}
-						out, err := exec.Command(liblinearTrain, args...).CombinedOutput()
-						if err != nil {
-							t.Fatalf("liblinear-train %v: %v\n%s", args, err, out)
-						}
-						if strings.Contains(string(out), "reaching max number of iterations") {
+						lib := testkit.RunLiblinear(t, testkit.LiblinearTrain, data, append(testkit.LiblinearArgs(flag(k), c, 1e-6, bias, nil), "-p", fmt.Sprint(pe))...)
+						if lib.Capped {
 							t.Skip("liblinear stopped at its iteration cap: not comparable")
 						}
-						obj := objectiveRE.FindStringSubmatch(string(out))
-						want, _ := strconv.ParseFloat(obj[1], 64)
+						want := lib.Objectives[0]
 						_, res, err := train(context.Background(), d, Spec{Spec: fit.Spec{C: c, Eps: 1e-8, Bias: bias}, Kind: k, P: pe})
 						if err != nil {
 							t.Fatal(err)
@@ -181,10 +174,10 @@ func TestSVRModelFile(t *testing.T) {
 		t.Skip("liblinear-predict not installed")
 	}
 	data := filepath.Join(dir, "data")
-	writeLibSVM(t, d, data)
+	testkit.WriteLibSVM(t, d.Label, d.Row, data)
 	checkPredictions(t, d, data, path)
 	libModel := filepath.Join(dir, "lib")
-	if out, err := exec.Command(liblinearTrain, "-s", "13", "-c", "10", "-B", "1", data, libModel).CombinedOutput(); err != nil {
+	if out, err := exec.Command(testkit.LiblinearTrain, "-s", "13", "-c", "10", "-B", "1", data, libModel).CombinedOutput(); err != nil {
 		t.Fatalf("liblinear-train: %v\n%s", err, out)
 	}
 	checkPredictions(t, d, data, libModel)

@@ -1,22 +1,19 @@
 package l1
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/internal/synth"
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/model"
 	solver "github.com/acfcd/acfcd/solver"
@@ -195,91 +192,27 @@ func l1Data() map[string]*dataio.Dataset {
 	}
 }
 
-// liblinearTrain is Debian's liblinear-train (2.3.0, package
-// liblinear-tools).
-const liblinearTrain = "/usr/bin/liblinear-train"
-
-// writeLibSVM writes d as 1-based libsvm text with exact (round-trip) values.
-func writeLibSVM(t testing.TB, d *dataio.Dataset, path string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	for i := 0; i < d.Rows; i++ {
-		w.WriteString(strconv.FormatFloat(d.Label[i], 'g', -1, 64))
-		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
-			fmt.Fprintf(w, " %d:%s", d.Index[k]+1, strconv.FormatFloat(d.Value[k], 'g', -1, 64))
-		}
-		w.WriteByte('\n')
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-var objectiveRE = regexp.MustCompile(`Objective value = (\S+)`)
-
 // runLiblinear trains the data file data with liblinear-train under p's
 // -s, -c, -e, -B and -wi and returns the printed objective values (one
 // per subproblem), the model's label line, and whether liblinear stopped
 // at its iteration cap.
 func runLiblinear(t *testing.T, data string, p params) (objs []float64, labels []float64, capped bool) {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "model")
-	args := []string{"-s", flag(p.logistic), "-c", strconv.FormatFloat(p.c, 'g', -1, 64),
-		"-e", strconv.FormatFloat(p.eps, 'g', -1, 64), "-B", strconv.FormatFloat(p.bias, 'g', -1, 64)}
-	var wl []float64
-	for l := range p.weights {
-		wl = append(wl, l)
-	}
-	sort.Float64s(wl)
-	for _, l := range wl {
-		args = append(args, fmt.Sprintf("-w%d", int(l)), strconv.FormatFloat(p.weights[l], 'g', -1, 64))
-	}
-	args = append(args, data, file)
-	out, err := exec.Command(liblinearTrain, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("liblinear-train %v: %v\n%s", args, err, out)
-	}
-	capped = strings.Contains(string(out), "reaching max number of iterations")
-	for _, m := range objectiveRE.FindAllStringSubmatch(string(out), -1) {
-		v, err := strconv.ParseFloat(m[1], 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs = append(objs, v)
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) > 0 && f[0] == "label" {
-			for _, s := range f[1:] {
-				v, _ := strconv.ParseFloat(s, 64)
-				labels = append(labels, v)
-			}
-		}
-	}
-	return objs, labels, capped
+	r := testkit.RunLiblinear(t, testkit.LiblinearTrain, data, testkit.LiblinearArgs(flag(p.logistic), p.c, p.eps, p.bias, p.weights)...)
+	return r.Objectives, r.Labels, r.Capped
 }
 
 // predictWithLiblinear runs liblinear-predict, when installed, on d with
 // m and compares its predictions with m.Predict.
 func predictWithLiblinear(t *testing.T, d *dataio.Dataset, m *model.Model) {
 	t.Helper()
-	predict := filepath.Join(filepath.Dir(liblinearTrain), "liblinear-predict")
+	predict := filepath.Join(filepath.Dir(testkit.LiblinearTrain), "liblinear-predict")
 	if _, err := os.Stat(predict); err != nil {
 		return
 	}
 	dir := t.TempDir()
 	data, file, out := filepath.Join(dir, "data"), filepath.Join(dir, "model"), filepath.Join(dir, "out")
-	writeLibSVM(t, d, data)
+	testkit.WriteLibSVM(t, d.Label, d.Row, data)
 	if err := m.Save(file); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/synth"
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/model"
 	"github.com/acfcd/acfcd/solver/fit"
@@ -86,12 +87,10 @@ func TestL1Optimality(t *testing.T) {
 // installed: at liblinear's default eps ours is not above liblinear's by
 // more than the rule allows, and at a tight eps both are the same.
 func TestL1AgainstLiblinear(t *testing.T) {
-	if _, err := os.Stat(liblinearTrain); err != nil {
-		t.Skip("liblinear-train not installed (apt-get install liblinear-tools)")
-	}
+	testkit.NeedLiblinear(t)
 	for name, d := range l1Data() {
 		data := filepath.Join(t.TempDir(), "data")
-		writeLibSVM(t, d, data)
+		testkit.WriteLibSVM(t, d.Label, d.Row, data)
 		for _, logistic := range problems {
 			for _, bias := range []float64{0, 1} {
 				t.Run(fmt.Sprintf("%s/s=%s/B=%g", name, flag(logistic), bias), func(t *testing.T) {
@@ -176,13 +175,13 @@ func TestL1UnregularizedBias(t *testing.T) {
 		return
 	}
 	data := filepath.Join(t.TempDir(), "data")
-	writeLibSVM(t, d, data)
+	testkit.WriteLibSVM(t, d.Label, d.Row, data)
 	for _, logistic := range problems {
 		out, err := exec.Command(lib, "-s", flag(logistic), "-c", "1", "-e", "1e-6", "-B", "1", "-R", data, filepath.Join(t.TempDir(), "m")).CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", lib, err, out)
 		}
-		mm := objectiveRE.FindStringSubmatch(string(out))
+		mm := testkit.LiblinearObjective.FindStringSubmatch(string(out))
 		want, _ := strconv.ParseFloat(mm[1], 64)
 		_, res, err := train(context.Background(), d, params{logistic: logistic, c: 1, bias: 1, free: true, eps: 1e-6})
 		if err != nil {
@@ -241,15 +240,15 @@ func TestL1ModelFile(t *testing.T) {
 		predictWithLiblinear(t, d, m)
 	}
 	// liblinear's own -s 5 and 6 model files read as ours.
-	if _, err := os.Stat(liblinearTrain); err != nil {
+	if _, err := os.Stat(testkit.LiblinearTrain); err != nil {
 		return
 	}
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
-	writeLibSVM(t, d, data)
+	testkit.WriteLibSVM(t, d.Label, d.Row, data)
 	for _, logistic := range problems {
 		file := filepath.Join(dir, "model"+flag(logistic))
-		if out, err := exec.Command(liblinearTrain, "-s", flag(logistic), "-B", "1", data, file).CombinedOutput(); err != nil {
+		if out, err := exec.Command(testkit.LiblinearTrain, "-s", flag(logistic), "-B", "1", data, file).CombinedOutput(); err != nil {
 			t.Fatalf("liblinear-train: %v\n%s", err, out)
 		}
 		m, err := model.LoadModel(file)

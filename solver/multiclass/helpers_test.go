@@ -3,16 +3,12 @@ package multiclass
 import (
 	"cmp"
 	"context"
-	"math"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"testing"
 
-	"github.com/acfcd/acfcd/internal/mix"
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/internal/synth"
-	"github.com/acfcd/acfcd/internal/testkit"
 	"github.com/acfcd/acfcd/internal/tune"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/model"
@@ -203,7 +199,7 @@ func resolved(s Spec) Spec {
 
 // train trains d with Train under ctx and resolved(s), failing t on an
 // error.
-func train(t testing.TB, ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.Result) {
+func mustTrain(t testing.TB, ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.Result) {
 	t.Helper()
 	m, res, err := Train(ctx, d, resolved(s))
 	if err != nil {
@@ -221,70 +217,15 @@ type duals struct {
 }
 
 // trainDuals trains d with Train under resolved(s) and returns, besides
-// the model and result, the final duals of that training. Train keeps
-// them to itself: they come from its run repeated on the problem (NewWW
-// or NewCS, set up as Train sets it up, the classes and costs derived
-// from the model's labels and s), which must end where Train's did, at
-// the same weights, step and operation counts and objective, to the bit.
+// the model and result, the final duals of that training.
 func trainDuals(t testing.TB, d *dataio.Dataset, s Spec) (*model.Model, *fit.Result, duals) {
 	t.Helper()
-	ctx := context.Background()
-	s = resolved(s)
-	m, res := train(t, ctx, d, s)
-	du := duals{class: make([]int32, d.Rows), ub: make([]float64, len(m.Labels))}
-	for i, y := range d.Label {
-		c := slices.Index(m.Labels, y)
-		if c < 0 {
-			t.Fatalf("label %g of example %d is not among the model's %v", y, i, m.Labels)
-		}
-		du.class[i] = int32(c)
+	m, res, prob, err := train(context.Background(), d, resolved(s))
+	if err != nil {
+		t.Fatalf("Train(%+v): %v", s, err)
 	}
-	for c, lab := range m.Labels {
-		du.ub[c] = s.C
-		if w, ok := s.Weights[lab]; ok {
-			du.ub[c] *= w
-		}
-	}
-
-	eps := cmp.Or(s.Eps, DefaultEps)
-	maxEpochs := cmp.Or(s.MaxEpochs, DefaultMaxEpochsWW)
-	if s.Crammer {
-		maxEpochs = cmp.Or(s.MaxEpochs, DefaultMaxEpochsCS)
-	}
-	small := s.Small(ctx, d.NNZ())
-	drv := tune.Get(ctx, solver.DefaultTuning)
-	var prob problem
-	var cfg solver.Config
-	if s.Crammer {
-		mt := tune.Get(ctx, DefaultTuning)
-		if mt.CSCertify > 0 {
-			eps *= mt.CSCertify
-		}
-		if small != 1 && mt.SmallTightenCS > 0 && mt.SmallTightenCS < 1 {
-			small = mt.SmallTightenCS
-		}
-		shrink := s.Select == solver.Shrink || s.Select == solver.ACFShrink
-		cs := NewCS(d, du.class, du.ub, s.Bias, eps*small, shrink, s.Pool, drv, mt)
-		cfg = s.Config(ctx, mix.Seed(s.Seed, 0), eps*small, maxEpochs, solver.RepairKeep, cs.Work())
-		if !s.NoFallback && mt.PushDups && d.Rows <= mt.DupsMaxRows && cs.FindDups() > 0 {
-			cfg.AfterBatch = cs.Push
-		}
-		prob = cs
-	} else {
-		ww := NewWW(d, du.class, du.ub, s.Bias, eps*small, s.Pool, drv)
-		cfg = s.Config(ctx, mix.Seed(s.Seed, 0), eps*small, maxEpochs, solver.RepairKeep, ww.Work())
-		prob = ww
-	}
-	r := solver.NewRun(prob, cfg)
-	r.Settle(prob, r.Solve(cfg.Seed))
 	ex := prob.base()
-	if obj := prob.Objective(); !testkit.SameBits(m.W, ex.W[:len(m.W)]) || r.Steps != res.Iterations || ex.Ops != res.Operations ||
-		math.Float64bits(obj) != math.Float64bits(res.Objective) {
-		t.Fatalf("the run repeated for the duals: %d steps, %d operations, objective %v, the same weights %v; Train's: %d, %d, %v",
-			r.Steps, ex.Ops, obj, testkit.SameBits(m.W, ex.W[:len(m.W)]), res.Iterations, res.Operations, res.Objective)
-	}
-	du.alpha = ex.Alpha
-	return m, res, du
+	return m, res, duals{alpha: ex.Alpha, class: ex.class, ub: ex.ub}
 }
 
 // hingeDuals returns the duals β and the weights w (bias last) of the

@@ -54,6 +54,13 @@ type Spec struct {
 // SupportVectors counts the examples with some α ≠ 0. The model has
 // NrW = K weight vectors, also for K = 2, and predicts the argmax.
 func Train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.Result, error) {
+	m, res, _, err := train(ctx, d, s)
+	return m, res, err
+}
+
+// train is Train that also returns the problem at its end (the tests read
+// its duals).
+func train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.Result, problem, error) {
 	start := time.Now()
 	eps := s.Eps
 	if eps == 0 {
@@ -68,11 +75,11 @@ func Train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.R
 	}
 	labels, class, err := fit.CheckClassification(d, &s.Spec, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	K := len(labels)
 	if uint64(d.Features+1)*uint64(K) > math.MaxInt || uint64(d.Rows)*uint64(K) > math.MaxInt {
-		return nil, nil, fmt.Errorf("%d examples and %d features × %d classes are too many for this platform", d.Rows, d.Features, K)
+		return nil, nil, nil, fmt.Errorf("%d examples and %d features × %d classes are too many for this platform", d.Rows, d.Features, K)
 	}
 	res := &fit.Result{Select: s.Select.String(), C: s.C, Eps: eps}
 	ub, warnings := fit.ClassCosts(labels, &s.Spec)
@@ -143,7 +150,7 @@ func Train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.R
 	}
 	m.Partial = !res.Converged || res.Cancelled
 	res.Seconds = time.Since(start).Seconds()
-	return m, res, nil
+	return m, res, prob, nil
 }
 
 // problem is what Train needs of WW and CS.

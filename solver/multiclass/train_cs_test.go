@@ -1,7 +1,6 @@
 package multiclass
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math"
@@ -9,9 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -235,8 +232,8 @@ func TestTrainCSTwoClasses(t *testing.T) {
 func TestTrainCSWeights(t *testing.T) {
 	d := trainCases()[0].d
 	ctx := context.Background()
-	m1, r1 := train(t, ctx, d, Spec{Spec: fit.Spec{C: 0.5, Weights: map[float64]float64{1: 4, 2: 4, 3: 4}, Seed: 2}, Crammer: true})
-	m2, r2 := train(t, ctx, d, Spec{Spec: fit.Spec{C: 2, Seed: 2}, Crammer: true})
+	m1, r1 := mustTrain(t, ctx, d, Spec{Spec: fit.Spec{C: 0.5, Weights: map[float64]float64{1: 4, 2: 4, 3: 4}, Seed: 2}, Crammer: true})
+	m2, r2 := mustTrain(t, ctx, d, Spec{Spec: fit.Spec{C: 2, Seed: 2}, Crammer: true})
 	if !testkit.SameBits(m1.W, m2.W) || r1.Iterations != r2.Iterations || r1.Objective != r2.Objective {
 		t.Fatalf("weights 4 × C 0.5: %+v; C 2: %+v", r1, r2)
 	}
@@ -264,14 +261,14 @@ func TestTrainCSDeterminism(t *testing.T) {
 	ctx := context.Background()
 	for _, sel := range csSelections {
 		s := Spec{Spec: fit.Spec{C: 1, Eps: 1e-3, Bias: 1, Select: sel, Seed: 99}, Crammer: true}
-		m1, r1 := train(t, ctx, d, s)
-		m2, r2 := train(t, ctx, d, s)
+		m1, r1 := mustTrain(t, ctx, d, s)
+		m2, r2 := mustTrain(t, ctx, d, s)
 		if !testkit.SameBits(m1.W, m2.W) || r1.Iterations != r2.Iterations || r1.Operations != r2.Operations ||
 			math.Float64bits(r1.Objective) != math.Float64bits(r2.Objective) {
 			t.Fatalf("%s: results differ: %+v vs %+v", sel, r1, r2)
 		}
 		s.Seed = 100
-		_, r3 := train(t, ctx, d, s)
+		_, r3 := mustTrain(t, ctx, d, s)
 		if r3.Iterations == r1.Iterations && r3.Objective == r1.Objective {
 			t.Errorf("%s: another seed gave the same run", sel)
 		}
@@ -293,7 +290,7 @@ func TestTrainCSCancelCapProgress(t *testing.T) {
 				cancel()
 			}
 		}}, Crammer: true}
-		m, res := train(t, ctx, d, s)
+		m, res := mustTrain(t, ctx, d, s)
 		cancel()
 		if !res.Cancelled || res.Converged || !m.Partial || res.HitEpochCap {
 			t.Fatalf("%s: cancelled: res %+v", sel, res)
@@ -310,7 +307,7 @@ func TestTrainCSCancelCapProgress(t *testing.T) {
 			epochs = append(epochs, pr.Epoch)
 			objs = append(objs, pr.Objective)
 		}}, Crammer: true}
-		m, res := train(t, context.Background(), small, s)
+		m, res := mustTrain(t, context.Background(), small, s)
 		if !res.HitEpochCap || res.Converged || !m.Partial || res.Epochs != 3 || res.Iterations != int64(3*small.Rows) {
 			t.Fatalf("%s: %+v", sel, res)
 		}
@@ -330,7 +327,7 @@ func TestTrainCSEdges(t *testing.T) {
 	// one class: nothing to optimise, the model predicts that class
 	one := synth.Classes(synth.ClassesConfig{Seed: 1, Rows: 30, Feats: 5, Density: 0.5, Labels: []float64{7}})
 	for _, sel := range csSelections {
-		m, res := train(t, ctx, one, Spec{Spec: fit.Spec{C: 1, Bias: 1, Select: sel}, Crammer: true})
+		m, res := mustTrain(t, ctx, one, Spec{Spec: fit.Spec{C: 1, Bias: 1, Select: sel}, Crammer: true})
 		if !res.Converged || m.NrW != 1 || res.Objective != 0 || res.SupportVectors != 0 || m.Predict([]int32{0}, []float64{1}) != 7 {
 			t.Fatalf("one class %s: %+v", sel, res)
 		}
@@ -339,7 +336,7 @@ func TestTrainCSEdges(t *testing.T) {
 	d32, dr := synth.Float32Copies(trainCases()[1].d)
 	s := Spec{Spec: fit.Spec{C: 2, Eps: 1e-6, Bias: 1, Seed: 4}, Crammer: true}
 	m32, r32, du := trainDuals(t, d32, s)
-	_, rr := train(t, ctx, dr, s)
+	_, rr := mustTrain(t, ctx, dr, s)
 	if !r32.Converged || testkit.RelDiff(r32.Objective, rr.Objective) > 1e-9 {
 		t.Fatalf("float32 objective %v, float64 %v", r32.Objective, rr.Objective)
 	}
@@ -362,84 +359,14 @@ func liblinearCS(t *testing.T) (trainer, predict string) {
 	return trainer, predict
 }
 
-// writeLibSVM writes d to path in libsvm's text format.
-func writeLibSVM(t testing.TB, d *dataio.Dataset, path string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	for i := 0; i < d.Rows; i++ {
-		w.WriteString(strconv.FormatFloat(d.Label[i], 'g', -1, 64))
-		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
-			fmt.Fprintf(w, " %d:%s", d.Index[k]+1, strconv.FormatFloat(d.Value[k], 'g', -1, 64))
-		}
-		w.WriteByte('\n')
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-var objectiveRE = regexp.MustCompile(`Objective value = (\S+)`)
-
 // runLiblinearCS trains the data file data with liblinear-train -s 4
 // (the program trainer) under s's C, eps, bias and -wi weights, and
 // returns the printed objective values, the model's label line and
 // weights, and whether liblinear stopped at its iteration cap.
 func runLiblinearCS(t *testing.T, trainer, data string, s fit.Spec) (objs []float64, labels []float64, w []float64, capped bool) {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "model")
-	args := []string{"-s", "4", "-c", strconv.FormatFloat(s.C, 'g', -1, 64),
-		"-e", strconv.FormatFloat(s.Eps, 'g', -1, 64), "-B", strconv.FormatFloat(s.Bias, 'g', -1, 64)}
-	var wl []float64
-	for l := range s.Weights {
-		wl = append(wl, l)
-	}
-	sort.Float64s(wl)
-	for _, l := range wl {
-		args = append(args, fmt.Sprintf("-w%d", int(l)), strconv.FormatFloat(s.Weights[l], 'g', -1, 64))
-	}
-	args = append(args, data, file)
-	out, err := exec.Command(trainer, args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("liblinear-train %v: %v\n%s", args, err, out)
-	}
-	capped = strings.Contains(string(out), "reaching max number of iterations")
-	for _, m := range objectiveRE.FindAllStringSubmatch(string(out), -1) {
-		v, err := strconv.ParseFloat(m[1], 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs = append(objs, v)
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inW := false
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		switch {
-		case inW:
-			for _, s := range f {
-				v, _ := strconv.ParseFloat(s, 64)
-				w = append(w, v)
-			}
-		case len(f) > 0 && f[0] == "label":
-			for _, s := range f[1:] {
-				v, _ := strconv.ParseFloat(s, 64)
-				labels = append(labels, v)
-			}
-		case len(f) > 0 && f[0] == "w":
-			inW = true
-		}
-	}
-	return objs, labels, w, capped
+	r := testkit.RunLiblinear(t, trainer, data, testkit.LiblinearArgs("4", s.C, s.Eps, s.Bias, s.Weights)...)
+	return r.Objectives, r.Labels, r.W, r.Capped
 }
 
 // TestTrainCSAgainstLiblinear compares with liblinear-train -s 4: the
@@ -450,14 +377,14 @@ func TestTrainCSAgainstLiblinear(t *testing.T) {
 	for _, pr := range trainCases() {
 		t.Run(pr.name, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "data")
-			writeLibSVM(t, pr.d, data)
+			testkit.WriteLibSVM(t, pr.d.Label, pr.d.Row, data)
 			s := resolved(Spec{Spec: fit.Spec{C: pr.c, Eps: 1e-4, Bias: pr.bias, Weights: pr.weights}, Crammer: true})
 			objs, labels, lw, capped := runLiblinearCS(t, trainer, data, s.Spec)
 			if capped || len(objs) != 1 {
 				t.Fatalf("liblinear: objectives %v, capped %v", objs, capped)
 			}
 			s.Eps = 1e-6
-			m, res := train(t, context.Background(), pr.d, s)
+			m, res := mustTrain(t, context.Background(), pr.d, s)
 			if !slices.Equal(labels, m.Labels) {
 				t.Fatalf("labels: liblinear %v, ours %v", labels, m.Labels)
 			}
@@ -517,7 +444,7 @@ func TestTrainCSModelFile(t *testing.T) {
 			}
 		}
 		d = d.Subset(order)
-		m, _ := train(t, context.Background(), d, Spec{Spec: fit.Spec{C: 1, Bias: tc.bias}, Crammer: true})
+		m, _ := mustTrain(t, context.Background(), d, Spec{Spec: fit.Spec{C: 1, Bias: tc.bias}, Crammer: true})
 		m.SolverType = "MCSVM_CS"
 		var want strings.Builder
 		want.WriteString(tc.header)
@@ -548,7 +475,7 @@ func TestTrainCSModelFile(t *testing.T) {
 		}
 		trainer, predict := liblinearCS(t)
 		data := filepath.Join(dir, "data")
-		writeLibSVM(t, d, data)
+		testkit.WriteLibSVM(t, d.Label, d.Row, data)
 		out := filepath.Join(dir, "out")
 		csRunTool(t, predict, data, path, out)
 		for i, label := range csPredictions(t, out) {

@@ -137,7 +137,7 @@ func TestTrainWWTightGap(t *testing.T) {
 		t.Run(pr.name, func(t *testing.T) {
 			var objs []float64
 			for _, sel := range wwSelections {
-				_, res := train(t, context.Background(), pr.d, Spec{Spec: fit.Spec{C: pr.c, Eps: 1e-7, Bias: pr.bias, Weights: pr.weights, Select: sel, Seed: 5, MaxEpochs: 1000000}})
+				_, res := mustTrain(t, context.Background(), pr.d, Spec{Spec: fit.Spec{C: pr.c, Eps: 1e-7, Bias: pr.bias, Weights: pr.weights, Select: sel, Seed: 5, MaxEpochs: 1000000}})
 				if !res.Converged {
 					t.Fatalf("%s: not converged: %+v", sel, res)
 				}
@@ -211,8 +211,8 @@ func TestTrainWWDeterminism(t *testing.T) {
 	ctx := context.Background()
 	for _, sel := range wwSelections {
 		s := Spec{Spec: fit.Spec{C: 3, Eps: 1e-3, Bias: 1, Select: sel, Seed: 99}}
-		m1, r1 := train(t, ctx, d, s)
-		m2, r2 := train(t, ctx, d, s)
+		m1, r1 := mustTrain(t, ctx, d, s)
+		m2, r2 := mustTrain(t, ctx, d, s)
 		for j := range m1.W {
 			if math.Float64bits(m1.W[j]) != math.Float64bits(m2.W[j]) {
 				t.Fatalf("%s: W[%d] %v vs %v", sel, j, m1.W[j], m2.W[j])
@@ -222,7 +222,7 @@ func TestTrainWWDeterminism(t *testing.T) {
 			t.Fatalf("%s: results differ: %+v vs %+v", sel, r1, r2)
 		}
 		s.Seed = 100
-		_, r3 := train(t, ctx, d, s)
+		_, r3 := mustTrain(t, ctx, d, s)
 		if r3.Iterations == r1.Iterations && r3.Objective == r1.Objective {
 			t.Errorf("%s: another seed gave the same run", sel)
 		}
@@ -242,7 +242,7 @@ func TestTrainWWCancel(t *testing.T) {
 	for _, sel := range wwSelections {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		m, res := train(t, ctx, d, Spec{Spec: fit.Spec{C: 100, Eps: 1e-9, Select: sel}})
+		m, res := mustTrain(t, ctx, d, Spec{Spec: fit.Spec{C: 100, Eps: 1e-9, Select: sel}})
 		if res == nil || !res.Cancelled || res.Converged || !m.Partial || res.Iterations != 0 {
 			t.Fatalf("%s: pre-cancelled: res %+v", sel, res)
 		}
@@ -253,7 +253,7 @@ func TestTrainWWCancel(t *testing.T) {
 				cancel()
 			}
 		}}}
-		m, res = train(t, ctx, d, s)
+		m, res = mustTrain(t, ctx, d, s)
 		cancel()
 		if !res.Cancelled || res.Converged || !m.Partial || res.HitEpochCap {
 			t.Fatalf("%s: cancelled: res %+v", sel, res)
@@ -283,7 +283,7 @@ func TestTrainWWEpochCapProgress(t *testing.T) {
 			epochs = append(epochs, pr.Epoch)
 			objs = append(objs, pr.Objective)
 		}}}
-		m, res := train(t, context.Background(), d, s)
+		m, res := mustTrain(t, context.Background(), d, s)
 		if !res.HitEpochCap || res.Converged || !m.Partial || res.Epochs != 3 || res.Iterations != int64(3*d.Rows) {
 			t.Fatalf("%s: %+v", sel, res)
 		}
@@ -307,7 +307,7 @@ func TestTrainWWEdges(t *testing.T) {
 	}
 	// one class: nothing to optimise, the model predicts that class
 	one := synth.Classes(synth.ClassesConfig{Seed: 1, Rows: 30, Feats: 5, Density: 0.5, Labels: []float64{7}})
-	m, res := train(t, ctx, one, Spec{Spec: fit.Spec{C: 1, Bias: 1}})
+	m, res := mustTrain(t, ctx, one, Spec{Spec: fit.Spec{C: 1, Bias: 1}})
 	if !res.Converged || m.NrW != 1 || res.Objective != 0 || m.Predict([]int32{0}, []float64{1}) != 7 {
 		t.Fatalf("one class: %+v", res)
 	}
@@ -320,7 +320,7 @@ func TestTrainWWEdges(t *testing.T) {
 	d32, dr := synth.Float32Copies(d64)
 	s := Spec{Spec: fit.Spec{C: 2, Eps: 1e-8, Bias: 1, Select: solver.ACF, Seed: 4, MaxEpochs: 100000}}
 	m32, r32, du := trainDuals(t, d32, s)
-	mr, rr := train(t, ctx, dr, s)
+	mr, rr := mustTrain(t, ctx, dr, s)
 	if !r32.Converged || testkit.RelDiff(r32.Objective, rr.Objective) > 1e-9 {
 		t.Fatalf("float32 objective %v, float64 %v", r32.Objective, rr.Objective)
 	}
@@ -341,7 +341,7 @@ func TestTrainWWPredictSaveLoad(t *testing.T) {
 	all := synth.Classes(synth.ClassesConfig{Seed: 41, Rows: 3000, Feats: 20, Density: 0.6, Labels: []float64{10, 20, 30, 40, 50}})
 	tr, test := wwSplit(all, 0.8, 1)
 	for _, sel := range wwSelections {
-		m, res := train(t, context.Background(), tr, Spec{Spec: fit.Spec{C: 1, Eps: 0.01, Bias: 1, Select: sel, Seed: 2}})
+		m, res := mustTrain(t, context.Background(), tr, Spec{Spec: fit.Spec{C: 1, Eps: 0.01, Bias: 1, Select: sel, Seed: 2}})
 		if !res.Converged {
 			t.Fatalf("%s: %+v", sel, res)
 		}

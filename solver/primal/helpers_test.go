@@ -1,23 +1,16 @@
 package primal
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
-	"sort"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/internal/rows"
 	"github.com/acfcd/acfcd/internal/synth"
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/model"
 	solver "github.com/acfcd/acfcd/solver"
@@ -366,69 +359,11 @@ func primalCases(loss Loss) []primalCase {
 	}
 }
 
-// liblinearTrain is Debian's liblinear-train (2.3.0, package
-// liblinear-tools).
-const liblinearTrain = "/usr/bin/liblinear-train"
-
-// writeLibSVM writes d as 1-based libsvm text with exact (round-trip) values.
-func writeLibSVM(t testing.TB, d *dataio.Dataset, path string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	for i := 0; i < d.Rows; i++ {
-		w.WriteString(strconv.FormatFloat(d.Label[i], 'g', -1, 64))
-		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
-			fmt.Fprintf(w, " %d:%s", d.Index[k]+1, strconv.FormatFloat(d.Value[k], 'g', -1, 64))
-		}
-		w.WriteByte('\n')
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // runLiblinear trains the data file data with liblinear-train under p's
 // -s, -c, -e, -B and -wi (extra: further arguments) and returns the
 // model's weights.
 func runLiblinear(t *testing.T, data string, p params, extra ...string) (w []float64) {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "model")
-	args := []string{"-s", flags[p.loss], "-c", strconv.FormatFloat(p.c, 'g', -1, 64),
-		"-e", strconv.FormatFloat(p.eps, 'g', -1, 64), "-B", strconv.FormatFloat(p.bias, 'g', -1, 64)}
-	var wl []float64
-	for l := range p.weights {
-		wl = append(wl, l)
-	}
-	sort.Float64s(wl)
-	for _, l := range wl {
-		args = append(args, fmt.Sprintf("-w%d", int(l)), strconv.FormatFloat(p.weights[l], 'g', -1, 64))
-	}
-	args = append(append(args, extra...), data, file)
-	if out, err := exec.Command(liblinearTrain, args...).CombinedOutput(); err != nil {
-		t.Fatalf("liblinear-train %v: %v\n%s", args, err, out)
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inW := false
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		switch {
-		case inW:
-			for _, s := range f {
-				v, _ := strconv.ParseFloat(s, 64)
-				w = append(w, v)
-			}
-		case len(f) > 0 && f[0] == "w":
-			inW = true
-		}
-	}
-	return w
+	args := append(testkit.LiblinearArgs(flags[p.loss], p.c, p.eps, p.bias, p.weights), extra...)
+	return testkit.RunLiblinear(t, testkit.LiblinearTrain, data, args...).W
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/synth"
+	"github.com/acfcd/acfcd/internal/testkit"
 	"github.com/acfcd/acfcd/internal/tune"
 	"github.com/acfcd/acfcd/model"
 	"github.com/acfcd/acfcd/solver/fit"
@@ -93,9 +94,7 @@ func TestPrimalOptimal(t *testing.T) {
 // to 1e-7; and liblinear-predict reads our model files and predicts what
 // Model.Predict does.
 func TestPrimalAgainstLiblinear(t *testing.T) {
-	if _, err := os.Stat(liblinearTrain); err != nil {
-		t.Skip("liblinear-train not installed (apt-get install liblinear-tools)")
-	}
+	testkit.NeedLiblinear(t)
 	predict, err := exec.LookPath("liblinear-predict")
 	if err != nil {
 		t.Skip("liblinear-predict not installed (apt-get install liblinear-tools)")
@@ -105,7 +104,7 @@ func TestPrimalAgainstLiblinear(t *testing.T) {
 			t.Run(fmt.Sprintf("s=%s/%s", flags[loss], pc.name), func(t *testing.T) {
 				dir := t.TempDir()
 				data := filepath.Join(dir, "data")
-				writeLibSVM(t, pc.d, data)
+				testkit.WriteLibSVM(t, pc.d.Label, pc.d.Row, data)
 				p := params{loss: loss, c: pc.c, bias: pc.bias, weights: pc.weights, eps: 1e-7, p: 0.2}
 				args := []string{"-p", "0.2"}
 				if loss == SquaredTube {
