@@ -43,14 +43,15 @@ func Classes(s ClassesConfig) *dataio.Dataset {
 				if r.Float64() >= s.Density {
 					continue
 				}
-				v := s.Scale * (r.Float64()*2 - 1)
+				u := float64(r.Float64())  // rounded: Float64 inlines a multiply by 2⁻⁵³
+				v := s.Scale * (u + u - 1) // 2u − 1 without a multiply-add
 				if v == 0 {
 					continue
 				}
 				d.Index = append(d.Index, int32(j))
 				d.Value = append(d.Value, v)
 				for c := range score {
-					score[c] += v * truth[c][j]
+					score[c] += float64(v * truth[c][j])
 				}
 			}
 		}

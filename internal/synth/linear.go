@@ -74,18 +74,19 @@ func Regression(seed uint64, rows, feats int, density, noise, offset float64, em
 	}
 	d := &dataio.Dataset{Rows: rows, Features: feats, RowPtr: make([]int64, 1, rows+1), Value: []float64{}}
 	for i := range rows {
-		y := offset + noise*r.NormFloat64()
+		y := offset + float64(noise*r.NormFloat64())
 		for j := range feats {
 			if i < empty || r.Float64() >= density {
 				continue
 			}
-			v := 2*r.Float64() - 1
+			u := float64(r.Float64()) // rounded: Float64 inlines a multiply by 2⁻⁵³
+			v := u + u - 1            // 2u − 1 without a multiply-add
 			if v == 0 {
 				continue
 			}
 			d.Index = append(d.Index, int32(j))
 			d.Value = append(d.Value, v)
-			y += v * truth[j]
+			y += float64(v * truth[j])
 		}
 		d.Label = append(d.Label, y)
 		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
@@ -123,7 +124,7 @@ func SparseRegression(s SparseRegressionConfig) *dataio.Dataset {
 			v := r.NormFloat64() + s.Shift
 			d.Index = append(d.Index, int32(j))
 			d.Value = append(d.Value, v)
-			y += v * truth[j]
+			y += float64(v * truth[j])
 		}
 		d.Label = append(d.Label, y)
 		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
