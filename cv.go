@@ -64,8 +64,7 @@ func CrossValidate(ctx context.Context, d *Dataset, p Params, nfolds int) (res *
 	if err := checkRows(d, p); err != nil {
 		return nil, err
 	}
-	q := p
-	if err := q.resolve(); err != nil {
+	if err := p.Check(); err != nil {
 		return nil, err // before the folds, so that the message names none
 	}
 	if p.Seed == 0 {

@@ -93,8 +93,7 @@ func FindC(ctx context.Context, d *Dataset, p Params, nfolds int, opt SearchOpti
 	if err := checkRows(d, p); err != nil {
 		return nil, err
 	}
-	q := p
-	if err := q.resolve(); err != nil {
+	if err := p.Check(); err != nil {
 		return nil, err // before any fold, so that the message names none
 	}
 	if p.Seed == 0 {

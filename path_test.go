@@ -8,37 +8,13 @@ import (
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/synth"
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/solver/lasso"
 )
 
 // lassoSelects are the selections the LASSO takes.
 var lassoSelects = []Selection{Cyclic, Uniform, ACF}
-
-// lassoDense returns X as dense rows.
-func lassoDense(d *dataio.Dataset) [][]float64 {
-	X := make([][]float64, d.Rows)
-	for i := range X {
-		X[i] = make([]float64, d.Features)
-		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
-			X[i][d.Index[k]] = d.Value[k]
-		}
-	}
-	return X
-}
-
-// lassoResidual is y − Xw − b with plain loops (w has NumFeature entries).
-func lassoResidual(X [][]float64, y, w []float64, b float64) []float64 {
-	r := make([]float64, len(y))
-	for i := range r {
-		s := y[i] - b
-		for j, v := range X[i] {
-			s -= v * w[j]
-		}
-		r[i] = s
-	}
-	return r
-}
 
 // modelWB splits a LASSO model into its feature weights and intercept.
 func modelWB(m *Model) ([]float64, float64) {
@@ -169,7 +145,7 @@ func TestLambdaSequence(t *testing.T) {
 		icpt  bool
 		ratio float64
 	}{{tall, true, 1e-4}, {tall, false, 1e-4}, {wide, true, 1e-2}} {
-		X := lassoDense(c.d)
+		X := testkit.DenseRows(c.d.Rows, c.d.Features, c.d.Row)
 		y := append([]float64(nil), c.d.Label...)
 		if c.icpt {
 			lassoCentre(X, y)
@@ -231,7 +207,7 @@ func lassoCentre(X [][]float64, y []float64) {
 // glmnet does (TrainPathLambdas fits every λ).
 func TestPathEarlyStop(t *testing.T) {
 	d := synth.SparseRegression(synth.SparseRegressionConfig{Seed: 23, Rows: 120, Feats: 20, Density: 0.5, K: 6, Noise: 0, Offset: 1})
-	X := lassoDense(d)
+	X := testkit.DenseRows(d.Rows, d.Features, d.Row)
 	ybar := 0.0
 	for _, v := range d.Label {
 		ybar += v / float64(d.Rows)
@@ -259,7 +235,7 @@ func TestPathEarlyStop(t *testing.T) {
 	}
 	for k, pt := range pts {
 		w, b := modelWB(pt.Model)
-		r := lassoResidual(X, d.Label, w, b)
+		r := testkit.Residual(X, d.Label, w, b)
 		rss := 0.0
 		for _, v := range r {
 			rss += v * v

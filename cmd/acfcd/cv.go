@@ -23,7 +23,7 @@ func crossValidate(ctx context.Context, stdout, stderr io.Writer, d *acfcd.Datas
 		fmt.Fprintln(stderr) // end the progress line
 	}
 	if err != nil {
-		return cliError(err)
+		return err
 	}
 	seen := map[string]bool{}
 	for _, fr := range r.Results {

@@ -25,7 +25,7 @@ func (t *trainFlags) lassoCV(ctx context.Context, stdout, info, stderr io.Writer
 	start := time.Now()
 	cv, err := acfcd.CrossValidatePath(ctx, d, p, acfcd.CVPathOptions{Folds: t.folds, N: t.lambdaPath, Ratio: t.lambdaRatio})
 	if err != nil {
-		return cliError(err)
+		return err
 	}
 	secs := time.Since(start).Seconds()
 	if !t.quiet {

@@ -73,8 +73,8 @@ type named interface {
 }
 
 // cliError is err with the parameter or option it names given as a flag:
-// the text of the typed error inside it rendered by flagName. It keeps
-// err for errors.Is and errors.As.
+// the text of the typed error inside it rendered by flagName. run applies
+// it to every command's error; it keeps err for errors.Is and errors.As.
 func cliError(err error) error {
 	var n named
 	if err == nil || !errors.As(err, &n) {

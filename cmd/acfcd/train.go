@@ -177,7 +177,7 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	go func() { <-ctx.Done(); stop() }() // a second signal ends the process (see interrupt.go)
 	d, err := loadInterruptible(ctx, stderr, dataPath, t.data.options())
 	if err != nil {
-		return cliError(err)
+		return err
 	}
 	defer d.Close()
 	if isTerminal(stderr) && !t.quiet {
@@ -210,7 +210,7 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 		return interrupted(stdout, m, res, modelPath, t.savePartial)
 	}
 	if err != nil {
-		return cliError(err)
+		return err
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(stderr, "acfcd: warning: %s\n", w) // e.g. a -wi label that does not occur

@@ -108,3 +108,31 @@ func WithProcs(n int, f func()) {
 	defer runtime.GOMAXPROCS(old)
 	f()
 }
+
+// DenseRows returns the rows of a sparse matrix (row gives row i's
+// indices and values) as dense rows of features entries, for brute-force
+// checks.
+func DenseRows(rows, features int, row func(i int) ([]int32, []float64)) [][]float64 {
+	X := make([][]float64, rows)
+	for i := range X {
+		X[i] = make([]float64, features)
+		idx, val := row(i)
+		for k, j := range idx {
+			X[i][j] = val[k]
+		}
+	}
+	return X
+}
+
+// Residual is y − Xw − b with plain loops (w has an entry per column).
+func Residual(X [][]float64, y, w []float64, b float64) []float64 {
+	r := make([]float64, len(y))
+	for i := range r {
+		s := y[i] - b
+		for j, v := range X[i] {
+			s -= v * w[j]
+		}
+		r[i] = s
+	}
+	return r
+}

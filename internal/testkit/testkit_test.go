@@ -73,3 +73,15 @@ func TestSeeds(t *testing.T) {
 		t.Errorf("changed: %q", msgs)
 	}
 }
+
+func TestDenseRowsResidual(t *testing.T) {
+	idx := [][]int32{{0, 2}, {}, {1}}
+	val := [][]float64{{1, 2}, {}, {3}}
+	X := DenseRows(3, 3, func(i int) ([]int32, []float64) { return idx[i], val[i] })
+	if fmt.Sprint(X) != "[[1 0 2] [0 0 0] [0 3 0]]" {
+		t.Fatalf("DenseRows: %v", X)
+	}
+	if r := Residual(X, []float64{5, 1, 4}, []float64{1, 1, 1}, 0.5); fmt.Sprint(r) != "[1.5 0.5 0.5]" {
+		t.Errorf("Residual: %v", r)
+	}
+}

@@ -2,7 +2,6 @@ package dual
 
 import (
 	"context"
-	"math"
 	"sync"
 	"time"
 
@@ -153,24 +152,13 @@ func (c *classifiers) solve(k int, dp *dcd.Problem, fin finisher) {
 
 	res := &sp.Res
 	converged, ok := r.Settle(dp, converged)
-	viol, primal := r.LastViol, math.NaN()
-	if ok {
-		viol, primal = dp.PassViol, dp.PassPrimal
-		// Stopped short of the small-problem target (the epoch cap) at a
-		// point that the pass finds within the user's eps: converged as
-		// liblinear would say.
-		converged = converged || (!r.Cancelled() && viol <= c.user)
-	}
-	res.Iterations = r.Steps
-	res.Epochs = r.Epochs()
-	res.Operations = dp.Ops
+	viol, primal := fit.Measured(r, ok, dp.PassViol, dp.PassPrimal)
+	// Stopped short of the small-problem target (the epoch cap) at a
+	// point that the pass finds within the user's eps: converged as
+	// liblinear would say.
+	converged = converged || (ok && !r.Cancelled() && viol <= c.user)
 	res.Objective = dp.Objective()
-	res.Primal = primal
-	res.Gap = primal + res.Objective
-	res.Violation = viol
-	res.Converged = converged && !r.Cancelled()
-	res.Cancelled = r.Cancelled()
-	res.HitEpochCap = r.Capped() && !converged
+	res.SetRun(r, dp.Ops, converged, viol, primal)
 	if fin != nil {
 		res.NewtonSteps = fin.Steps()
 		res.NewtonFirst = res.NewtonSteps > 0 && fin.Upfront()

@@ -18,7 +18,6 @@ package dual
 
 import (
 	"context"
-	"math"
 
 	"github.com/acfcd/acfcd/internal/mix"
 	"github.com/acfcd/acfcd/internal/tune"
@@ -107,25 +106,7 @@ func (s *Spec) config(ctx context.Context, eps float64, work int64, repair solve
 // settle fills in the result of a single-problem run r that ended with
 // converged, at the violation and primal objective measured.
 func settle(res *fit.Result, m *model.Model, r *solver.Run, ops int64, converged bool, viol, primal float64) {
-	res.Iterations = r.Steps
-	res.Epochs = r.Epochs()
-	res.Operations = ops
-	res.Primal = primal
-	res.Gap = primal + res.Objective
-	res.Violation = viol
-	res.Converged = converged && !r.Cancelled()
-	res.Cancelled = r.Cancelled()
-	res.HitEpochCap = r.Capped() && !converged
+	res.SetRun(r, ops, converged, viol, primal)
 	res.NNZW = m.NNZ()
 	m.Partial = !res.Converged || res.Cancelled
-}
-
-// measured returns the violation and primal objective of a settled run:
-// the last pass's, or, unmeasured (cancelled), the last sweep's violation
-// and NaN.
-func measured(r *solver.Run, ok bool, passViol, passPrimal float64) (viol, primal float64) {
-	if ok {
-		return passViol, passPrimal
-	}
-	return r.LastViol, math.NaN()
 }

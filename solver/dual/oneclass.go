@@ -50,7 +50,7 @@ func trainOneClass(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model
 	r := solver.NewRun(prob, cfg)
 	r.Obj = prob.Objective()
 	converged, ok := r.Settle(prob, r.Solve(cfg.Seed))
-	viol, primal := measured(r, ok, prob.PassViol, prob.PassPrimal)
+	viol, primal := fit.Measured(r, ok, prob.PassViol, prob.PassPrimal)
 	if !ok {
 		// Cancelled: ρ still needs every gradient at the final point.
 		prob.Pass(r, false)

@@ -73,7 +73,7 @@ func trainSVR(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fi
 		res.NewtonSteps = fin.Steps()
 	}
 	converged, ok := r.Settle(prob, converged)
-	viol, primal := measured(r, ok, prob.PassViol, prob.PassPrimal)
+	viol, primal := fit.Measured(r, ok, prob.PassViol, prob.PassPrimal)
 	rows := sh.NF
 	if s.Bias > 0 {
 		rows++

@@ -11,6 +11,7 @@ package fit
 
 import (
 	"context"
+	"math"
 
 	"github.com/acfcd/acfcd/acf"
 	"github.com/acfcd/acfcd/internal/procs"
@@ -133,6 +134,32 @@ func (res *Result) Add(r *Result) {
 	res.Converged = res.Converged && r.Converged
 	res.HitEpochCap = res.HitEpochCap || r.HitEpochCap
 	res.Cancelled = res.Cancelled || r.Cancelled
+}
+
+// SetRun fills in the counts and the convergence of res from the
+// driver's run r, settled with converged (Objective already set), with
+// ops operations and the violation and primal objective measured at its
+// end (see Measured).
+func (res *Result) SetRun(r *solver.Run, ops int64, converged bool, viol, primal float64) {
+	res.Iterations = r.Steps
+	res.Epochs = r.Epochs()
+	res.Operations = ops
+	res.Primal = primal
+	res.Gap = primal + res.Objective
+	res.Violation = viol
+	res.Converged = converged && !r.Cancelled()
+	res.Cancelled = r.Cancelled()
+	res.HitEpochCap = r.Capped() && !converged
+}
+
+// Measured returns the violation and primal objective of a run that
+// Run.Settle left with ok: its last full pass's, or, unmeasured
+// (cancelled), the last sweep's violation and NaN.
+func Measured(r *solver.Run, ok bool, passViol, passPrimal float64) (viol, primal float64) {
+	if ok {
+		return passViol, passPrimal
+	}
+	return r.LastViol, math.NaN()
 }
 
 // SetSolver names the solver in res and its subproblems' results.

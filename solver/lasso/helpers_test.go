@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/procs"
+	"github.com/acfcd/acfcd/internal/testkit"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/model"
 	solver "github.com/acfcd/acfcd/solver"
@@ -96,35 +97,10 @@ func spec(lam float64, sel solver.Selection, eps float64) Spec {
 	return Spec{Spec: fit.Spec{Select: sel, Eps: eps}, Lambda: lam}
 }
 
-// denseRows returns X as dense rows.
-func denseRows(d *dataio.Dataset) [][]float64 {
-	X := make([][]float64, d.Rows)
-	for i := range X {
-		X[i] = make([]float64, d.Features)
-		for k := d.RowPtr[i]; k < d.RowPtr[i+1]; k++ {
-			X[i][d.Index[k]] = d.Value[k]
-		}
-	}
-	return X
-}
-
-// plainResidual is y − Xw − b with plain loops (w has NumFeature entries).
-func plainResidual(X [][]float64, y, w []float64, b float64) []float64 {
-	r := make([]float64, len(y))
-	for i := range r {
-		s := y[i] - b
-		for j, v := range X[i] {
-			s -= v * w[j]
-		}
-		r[i] = s
-	}
-	return r
-}
-
 // plainObjective is ½‖y − Xw − b‖² + λ‖w‖₁ with plain loops.
 func plainObjective(X [][]float64, y, w []float64, b, lam float64) float64 {
 	var f float64
-	for _, v := range plainResidual(X, y, w, b) {
+	for _, v := range testkit.Residual(X, y, w, b) {
 		f += v * v
 	}
 	f *= 0.5
@@ -147,7 +123,7 @@ func modelWB(m *model.Model) ([]float64, float64) {
 // violation, since then the residual does not sum to 0).
 func plainKKT(X [][]float64, y []float64, m *model.Model, lam float64) float64 {
 	w, b := modelWB(m)
-	r := plainResidual(X, y, w, b)
+	r := testkit.Residual(X, y, w, b)
 	viol := 0.0
 	for j := range w {
 		rho := 0.0
@@ -190,7 +166,7 @@ func plainGap(X [][]float64, y, w []float64, b, lam float64, icpt bool) float64 
 			}
 		}
 	}
-	r := plainResidual(Xc, yc, w, 0)
+	r := testkit.Residual(Xc, yc, w, 0)
 	var rr, ry, l1, dn float64
 	for i := range r {
 		rr += r[i] * r[i]

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/synth"
+	"github.com/acfcd/acfcd/internal/testkit"
 	"github.com/acfcd/acfcd/internal/tune"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/model"
@@ -172,7 +173,7 @@ func gaussSolve(A [][]float64) bool {
 func TestLassoBruteForce(t *testing.T) {
 	for seed := uint64(1); seed <= 6; seed++ {
 		d := synth.SparseRegression(synth.SparseRegressionConfig{Seed: seed, Rows: 9, Feats: 3, Density: 0.8, K: 2, Noise: 0.5})
-		X := denseRows(d)
+		X := testkit.DenseRows(d.Rows, d.Features, d.Row)
 		lamMax := lamMaxOf(t, d, false)
 		for _, frac := range []float64{0.02, 0.2, 0.5, 0.9, 1.1} {
 			lam := frac * lamMax
@@ -204,7 +205,7 @@ func TestLassoBruteForce(t *testing.T) {
 // objective.
 func TestLassoKKTAndAgreement(t *testing.T) {
 	d := synth.SparseRegression(synth.SparseRegressionConfig{Seed: 5, Rows: 120, Feats: 300, Density: 0.05, K: 10, Noise: 0.3, Offset: 4, Shift: 0.5})
-	X := denseRows(d)
+	X := testkit.DenseRows(d.Rows, d.Features, d.Row)
 	for _, icpt := range []bool{false, true} {
 		lamMax := lamMaxOf(t, d, icpt)
 		for _, frac := range []float64{0.5, 0.1, 0.01} {
@@ -266,7 +267,7 @@ func TestLassoKKTAndAgreement(t *testing.T) {
 // without intercept on explicitly centred dense data.
 func TestLassoIntercept(t *testing.T) {
 	d := synth.SparseRegression(synth.SparseRegressionConfig{Seed: 11, Rows: 80, Feats: 40, Density: 0.15, K: 6, Noise: 0.2, Offset: 50, Shift: 3})
-	X := denseRows(d)
+	X := testkit.DenseRows(d.Rows, d.Features, d.Row)
 	n, f := d.Rows, d.Features
 	mu := make([]float64, f)
 	var ybar float64
@@ -337,7 +338,7 @@ func TestLassoIntercept(t *testing.T) {
 // its violation is the last epoch's, its gap NaN.
 func TestLassoCancel(t *testing.T) {
 	d := synth.SparseRegression(synth.SparseRegressionConfig{Seed: 9, Rows: 300, Feats: 2000, Density: 0.02, K: 30, Noise: 0.1})
-	X := denseRows(d)
+	X := testkit.DenseRows(d.Rows, d.Features, d.Row)
 	lamMax := lamMaxOf(t, d, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -431,7 +432,7 @@ func TestLassoModelIO(t *testing.T) {
 		if got.SolverType != "LASSO" || got.Bias != m.Bias || got.IsClassifier() {
 			t.Fatalf("loaded %+v", got)
 		}
-		X := denseRows(d)
+		X := testkit.DenseRows(d.Rows, d.Features, d.Row)
 		w, b := modelWB(m)
 		for i := 0; i < d.Rows; i++ {
 			idx, val := d.Row(i)
@@ -463,7 +464,7 @@ func TestLassoDegenerateColumns(t *testing.T) {
 	if !res.Converged || m.W[0] != 0 || m.W[1] != 0 || m.W[3] != 0 || m.W[2] == 0 {
 		t.Errorf("weights %v, result %+v", m.W, res)
 	}
-	X := denseRows(d)
+	X := testkit.DenseRows(d.Rows, d.Features, d.Row)
 	if v := plainKKT(X, d.Label, m, 0.01); v > 1e-9 {
 		t.Errorf("plain violation %g", v)
 	}
@@ -487,7 +488,7 @@ func TestLassoDegenerateColumns(t *testing.T) {
 // Spec.GapTol stops on the duality gap, recomputed independently.
 func TestLassoGapTol(t *testing.T) {
 	d := synth.SparseRegression(synth.SparseRegressionConfig{Seed: 13, Rows: 150, Feats: 400, Density: 0.04, K: 12, Noise: 0.3, Offset: 2})
-	X := denseRows(d)
+	X := testkit.DenseRows(d.Rows, d.Features, d.Row)
 	var yy float64
 	for _, y := range d.Label {
 		yy += y * y
@@ -542,7 +543,7 @@ func TestLassoFloat(t *testing.T) {
 func TestLassoSklearn(t *testing.T) {
 	const py = "/usr/bin/python3"
 	d := synth.SparseRegression(synth.SparseRegressionConfig{Seed: 16, Rows: 60, Feats: 40, Density: 0.3, K: 8, Noise: 0.5, Offset: 3, Shift: 0.3})
-	X := denseRows(d)
+	X := testkit.DenseRows(d.Rows, d.Features, d.Row)
 	type skFit struct {
 		Alpha float64 `json:"alpha"`
 		Icpt  bool    `json:"icpt"`
@@ -618,7 +619,7 @@ func TestElasticNetBrute(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
 		d := synth.SparseRegression(synth.SparseRegressionConfig{Seed: seed, Rows: 9, Feats: 3, Density: 0.8, K: 2, Noise: 0.5, Offset: 1.5, Shift: 0.4})
 		for _, icpt := range []bool{false, true} {
-			X := denseRows(d)
+			X := testkit.DenseRows(d.Rows, d.Features, d.Row)
 			y := append([]float64(nil), d.Label...)
 			ybar := 0.0
 			mu := make([]float64, 3)
@@ -687,7 +688,7 @@ func TestElasticNetBrute(t *testing.T) {
 // same λ_max, objective and intercept, and the weights divided by sd_j.
 func TestLassoStandardize(t *testing.T) {
 	d := synth.SparseRegression(synth.SparseRegressionConfig{Seed: 31, Rows: 60, Feats: 12, Density: 0.4, K: 5, Noise: 0.3, Offset: 2, Shift: 0.5})
-	X := denseRows(d)
+	X := testkit.DenseRows(d.Rows, d.Features, d.Row)
 	sd := make([]float64, d.Features)
 	for j := range sd {
 		m, v := 0.0, 0.0
@@ -786,7 +787,7 @@ func TestLassoContinuation(t *testing.T) {
 // bounds the objective's excess.
 func TestLassoThresh(t *testing.T) {
 	d := synth.SparseRegression(synth.SparseRegressionConfig{Seed: 21, Rows: 120, Feats: 600, Density: 0.05, K: 20, Noise: 0.3, Offset: 1})
-	X := denseRows(d)
+	X := testkit.DenseRows(d.Rows, d.Features, d.Row)
 	lam := 0.02 * lamMaxOf(t, d, false)
 	ts := spec(lam, solver.Cyclic, 0)
 	ts.GapTol = 1e-13

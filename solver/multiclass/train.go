@@ -122,28 +122,17 @@ func train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.R
 	r := solver.NewRun(prob, cfg)
 	converged, measured := r.Settle(prob, r.Solve(cfg.Seed))
 	ex := prob.base()
-	viol, primal := r.LastViol, math.NaN()
-	if measured {
-		viol, primal = ex.PassViol, ex.PassPrimal
-		// Stopped short of the small-problem target at a point within
-		// the user's eps: converged, as liblinear would report it.
-		converged = converged || (!r.Cancelled() && viol <= user)
-	}
+	viol, primal := fit.Measured(r, measured, ex.PassViol, ex.PassPrimal)
+	// Stopped short of the small-problem target at a point within the
+	// user's eps: converged, as liblinear would report it.
+	converged = converged || (measured && !r.Cancelled() && viol <= user)
 	rows := d.Features
 	if s.Bias > 0 {
 		rows++
 	}
 	m := &model.Model{Labels: labels, NumFeature: d.Features, Bias: s.Bias, NrW: K, W: ex.W[: rows*K : rows*K]}
-	res.Iterations = r.Steps
-	res.Epochs = r.Epochs()
-	res.Operations = ex.Ops
 	res.Objective = prob.Objective()
-	res.Primal = primal
-	res.Gap = res.Primal + res.Objective
-	res.Violation = viol
-	res.Converged = converged && !r.Cancelled()
-	res.Cancelled = r.Cancelled()
-	res.HitEpochCap = r.Capped() && !converged
+	res.SetRun(r, ex.Ops, converged, viol, primal)
 	res.NNZW = m.NNZ()
 	if cs, ok := prob.(*CS); ok {
 		res.SupportVectors = cs.SupportVectors()
