@@ -38,7 +38,13 @@
 // is an error wrapping ErrNoData.
 package dataio
 
-import "github.com/acfcd/acfcd/io/internal/csr"
+import (
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/acfcd/acfcd/io/internal/csr"
+)
 
 // Dataset is a sparse matrix in CSR form with one label per row.
 //
@@ -68,6 +74,40 @@ type Dataset struct {
 	release func() error              // unmaps a cache file the slices point into
 	locate  func(row int) (int, bool) // row → 1-based line in Source, when it can be found
 	keep    *keptCSC                  // KeepCSC's, nil unless asked for
+	closed  bool                      // Close released the mapped cache the slices were in
+}
+
+// Check returns an error when d breaks what a Dataset promises (see the
+// type): slice lengths that match Rows, row offsets from 0 that never
+// decrease and end at the length of Index and of the values, indices
+// strictly increasing within a row and below Features,
+// finite values and labels. Load and Read return datasets that pass; the
+// solvers and Evaluate check what a program built itself. Rows are
+// numbered from 0 in the message, as in the slices, or located by Where
+// when d has a Source.
+func (d *Dataset) Check() error {
+	if d == nil {
+		return errors.New("malformed dataset: nil")
+	}
+	if d.closed {
+		return fmt.Errorf("%s: the dataset was closed: Close released the memory-mapped cache that held it", d.Source)
+	}
+	m := matrixOf(d)
+	if n := len(d.RowPtr); n == d.Rows+1 && d.Rows >= 0 {
+		nnz := d.RowPtr[d.Rows]
+		if nnz == 0 && d.Value == nil && d.Value32 == nil {
+			m.Value = []float64{} // no non-zeros may come without values
+		}
+	}
+	err := csr.Check(m, runtime.GOMAXPROCS(0))
+	var re *csr.RowError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &re) && d.Source != "":
+		return fmt.Errorf("%s: %s", d.Where(re.Row), re.Msg) // the file's line where it can be found
+	}
+	return fmt.Errorf("malformed dataset: %w", err)
 }
 
 // NNZ is the number of stored non-zeros.
@@ -80,14 +120,18 @@ func (d *Dataset) Row(i int) ([]int32, []float64) {
 	return d.Index[a:b:b], d.Value[a:b:b]
 }
 
-// Close releases a memory-mapped cache. The slices must not be used after.
-// It is safe to call on any dataset, more than once.
+// Close releases a memory-mapped cache. The slices must not be used after:
+// Close sets them to nil, and the solvers, Evaluate and Check then say
+// that the dataset was closed. It is safe to call on any dataset, more
+// than once; one that maps nothing stays usable.
 func (d *Dataset) Close() error {
 	if d.release == nil {
 		return nil
 	}
 	f := d.release
 	d.release = nil
+	d.closed = true
+	d.RowPtr, d.Index, d.Value, d.Value32, d.Label, d.QID = nil, nil, nil, nil, nil, nil
 	return f()
 }
 
@@ -116,6 +160,19 @@ type Options struct {
 	// beyond 1 MiB) stops the input with an error naming the file, so that
 	// a small compressed file cannot fill memory.
 	MaxRatio int
+}
+
+// OptionError is an Options field no read can honour. Message names the
+// option in the caller's words, as Hint.Render does.
+type OptionError struct {
+	Option, Value, Reason string
+}
+
+func (e *OptionError) Error() string { return e.Message(GoName) }
+
+// Message is the error's text with its option named by name.
+func (e *OptionError) Message(name func(option, value string) string) string {
+	return name(e.Option, e.Value) + ": " + e.Reason
 }
 
 // ParseError locates a problem in an input. Where an option of Options

@@ -446,7 +446,7 @@ func (p *chunkParser) slowIndex(s []byte, st int) (x uint64, colonAt int, msg st
 	}
 	digits := bytes.TrimLeft(num, "0")
 	if len(digits) > 10 {
-		return 0, 0, fmt.Sprintf("feature index %s is too large (at most %d features are supported)", digits, maxFeatures)
+		return 0, 0, fmt.Sprintf("feature index %s is too large (at most %d features are supported)", csr.Digits(digits), maxFeatures)
 	}
 	for _, d := range digits {
 		x = x*10 + uint64(d-'0')

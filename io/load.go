@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 
 	"github.com/acfcd/acfcd/io/internal/cache"
 )
@@ -39,7 +40,7 @@ func Load(path string, opt Options) (*Dataset, error) {
 }
 
 func load(path string, opt Options) (*Dataset, error) {
-	if err := checkFormat(opt.Format); err != nil {
+	if err := checkOptions(opt); err != nil {
 		return nil, err
 	}
 	if path == "-" {
@@ -125,7 +126,10 @@ func loadFile(f *os.File, name, path string, size int64, opt Options) (*Dataset,
 // are released before Read returns. A binary cache cannot be read from a
 // stream; use Load with its path.
 func Read(r io.Reader, name string, opt Options) (*Dataset, error) {
-	if err := checkFormat(opt.Format); err != nil {
+	if r == nil {
+		return nil, fmt.Errorf("%s: nil reader", name)
+	}
+	if err := checkOptions(opt); err != nil {
 		return nil, err
 	}
 	d, err := readText(r, name, "", 0, opt)
@@ -304,12 +308,20 @@ func detectFormat(head []byte, opt Options) string {
 	return "libsvm"
 }
 
-func checkFormat(f string) error {
-	switch f {
+// checkOptions refuses options no read can honour.
+func checkOptions(opt Options) error {
+	switch opt.Format {
 	case "", "libsvm", "ndjson", "cache":
-		return nil
+	default:
+		return fmt.Errorf("unknown data format %q (want libsvm, ndjson or cache)", opt.Format)
 	}
-	return fmt.Errorf("unknown data format %q (want libsvm, ndjson or cache)", f)
+	if opt.Threads < 0 {
+		return &OptionError{Option: "Options.Threads", Value: strconv.Itoa(opt.Threads), Reason: "a thread count cannot be negative (0: all cores)"}
+	}
+	if opt.MaxFeatures < 0 {
+		return &OptionError{Option: "Options.MaxFeatures", Value: strconv.Itoa(opt.MaxFeatures), Reason: "a feature cap cannot be negative (0: the int32 limit)"}
+	}
+	return nil
 }
 
 func threadCount(opt Options) int {

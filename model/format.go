@@ -3,6 +3,7 @@ package model
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +39,18 @@ const (
 )
 
 // check reports why m cannot be written as a liblinear model file.
+// Check returns an error when m cannot be used, saved or predicted with:
+// an unknown solver type, class labels that are not int32 integers or
+// repeat, weight counts that do not match the features and classes,
+// non-finite weights, bias or rho. Train and LoadModel return models that
+// pass; Evaluate checks what a program built itself.
+func (m *Model) Check() error {
+	if m == nil {
+		return errors.New("nil model")
+	}
+	return m.check()
+}
+
 func (m *Model) check() error {
 	s := lookup(m.SolverType)
 	if s == nil {
@@ -101,16 +114,23 @@ func (m *Model) rows() int {
 // weights, or inconsistent sizes. Files of acfcd's own solver types
 // (MCSVM_WW, LASSO) are read by LoadModel only; liblinear refuses them.
 func (m *Model) Save(path string) error {
-	if err := m.check(); err != nil {
+	return m.SaveContext(context.Background(), path)
+}
+
+// SaveContext is Save that stops waiting when ctx is done: a named pipe at
+// path is written only once a process opens it for reading, and then only
+// as fast as that process reads.
+func (m *Model) SaveContext(ctx context.Context, path string) error {
+	if err := m.Check(); err != nil {
 		return fmt.Errorf("save model %s: %w", path, err)
 	}
-	return atomicfile.Write(path, m.write)
+	return atomicfile.WriteContext(ctx, path, m.write)
 }
 
 // WriteTo writes m in liblinear's text model format to w (see Save) and
 // returns the number of bytes written.
 func (m *Model) WriteTo(w io.Writer) (int64, error) {
-	if err := m.check(); err != nil {
+	if err := m.Check(); err != nil {
 		return 0, fmt.Errorf("write model: %w", err)
 	}
 	cw := &countingWriter{w: w}
@@ -215,6 +235,9 @@ func LoadModel(path string) (*Model, error) {
 // bias when bias ≥ 0). Weights must be finite. Blank lines are allowed
 // in the header and after the last row; Windows line ends are accepted.
 func ReadModel(r io.Reader, name string) (*Model, error) {
+	if r == nil {
+		return nil, fmt.Errorf("%s: nil reader", name)
+	}
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, 256<<10)

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/acfcd/acfcd/internal/fmath"
 )
@@ -144,8 +145,11 @@ const predictBlock = 64
 // Labels[1]; otherwise the label of the largest decision value (the first
 // on ties); for regression the decision value; for a one-class model +1 if
 // w·x − Rho > 0, else −1. It does not allocate, whatever the number of
-// classes.
+// classes. A nil or zero Model predicts NaN; m must otherwise pass Check.
 func (m *Model) Predict(idx []int32, val []float64) float64 {
+	if m == nil {
+		return math.NaN()
+	}
 	nrw := m.NrW
 	if nrw == 1 {
 		d := m.dec1(idx, val)
@@ -186,6 +190,9 @@ func (m *Model) Predict(idx []int32, val []float64) float64 {
 				best, bestC = v, c0+c
 			}
 		}
+	}
+	if bestC < 0 || bestC >= len(m.Labels) {
+		return math.NaN() // a zero or malformed Model (see Check)
 	}
 	return m.Labels[bestC]
 }

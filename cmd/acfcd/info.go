@@ -207,9 +207,11 @@ func runConvert(stdout, stderr io.Writer, args []string) error {
 		info = stderr // standard output holds the cache alone
 	}
 	if out != "-" {
-		if err := atomicfile.CheckFile(out); err != nil { // before the parse
+		if err := atomicfile.CheckFile(out, fs.Arg(0)); err != nil { // before the parse
 			return err
 		}
+	} else if err := stdoutOpen(stdout); err != nil {
+		return fmt.Errorf("write cache to standard output: %w", err)
 	}
 	d, err := dataio.Load(fs.Arg(0), df.options())
 	if err != nil {

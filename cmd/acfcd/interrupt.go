@@ -61,7 +61,9 @@ func interrupted(stdout io.Writer, m *acfcd.Model, res *acfcd.Result, modelPath 
 	if !save {
 		return fmt.Errorf("%s and was not saved (--save-partial saves it)", what)
 	}
-	if err := saveModel(stdout, m, modelPath); err != nil {
+	// The training context is done: a wait on a named pipe is ended by a
+	// second signal, which now has its default action.
+	if err := saveModel(context.Background(), stdout, m, modelPath); err != nil {
 		return fmt.Errorf("%s; saving it (--save-partial) failed: %w", what, err)
 	}
 	return fmt.Errorf("%s; saved it to %s as --save-partial asks", what, modelPath)

@@ -47,7 +47,7 @@ func (t *trainFlags) lassoCV(ctx context.Context, stdout, info, stderr io.Writer
 	if !t.quiet {
 		fmt.Fprintf(info, "saving the model at lambda.%s = %s to %s\n", t.choice, cG(pt.Lambda), modelPath)
 	}
-	if err := saveModel(stdout, pt.Model, modelPath); err != nil {
+	if err := saveModel(ctx, stdout, pt.Model, modelPath); err != nil {
 		return err
 	}
 	if t.report == "json" {

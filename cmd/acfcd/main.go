@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/kernel"
 )
 
@@ -112,6 +113,10 @@ func run(stdout, stderr io.Writer, args []string) error {
 	err := c.run(stdout, stderr, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
 		return nil // the usage is printed
+	}
+	var oe *dataio.OptionError
+	if errors.As(err, &oe) {
+		return usageError{oe.Message(flagName)} // a flag's value: exit status 2
 	}
 	return cliError(err)
 }

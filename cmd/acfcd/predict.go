@@ -55,9 +55,11 @@ options:
 		info = stderr // standard output holds the predictions alone
 	}
 	if outPath != "-" {
-		if err := atomicfile.Check(outPath); err != nil { // before the reading
+		if err := atomicfile.Check(outPath, dataPath, modelPath); err != nil { // before the reading
 			return err
 		}
+	} else if err := stdoutOpen(stdout); err != nil {
+		return fmt.Errorf("write predictions to standard output: %w", err)
 	}
 	var m *acfcd.Model
 	var err error

@@ -167,7 +167,7 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	}
 	if saves && modelPath != "-" {
 		// An unwritable MODEL is reported now, not after the training.
-		if err := atomicfile.Check(modelPath); err != nil {
+		if err := atomicfile.Check(modelPath, dataPath); err != nil {
 			return err
 		}
 	}
@@ -221,8 +221,11 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	}
 	if res.HitEpochCap {
 		fmt.Fprintf(stderr, "acfcd: warning: reached the cap of %d epochs before converging (violation %g, gap %g); the model is not converged (raise --max-epochs)\n", res.Epochs, res.Violation, res.Gap)
+	} else if !res.Converged {
+		// A stall, a failed line search or Cholesky: no cap to raise.
+		fmt.Fprintf(stderr, "acfcd: warning: the solver stopped short of its tolerance (violation %g, gap %g, eps %g); the model is not converged\n", res.Violation, res.Gap, res.Eps)
 	}
-	if err := saveModel(stdout, m, modelPath); err != nil {
+	if err := saveModel(ctx, stdout, m, modelPath); err != nil {
 		return err
 	}
 	if t.report == "json" {
@@ -435,10 +438,14 @@ options (liblinear-train's):
 	printFlags(w, fs, liblinearFlags)
 }
 
-// saveModel writes m to path, or to stdout for "-".
-func saveModel(stdout io.Writer, m *acfcd.Model, path string) error {
+// saveModel writes m to path, or to stdout for "-"; ctx ends a wait on a
+// named pipe that nobody reads.
+func saveModel(ctx context.Context, stdout io.Writer, m *acfcd.Model, path string) error {
 	if path != "-" {
-		return m.Save(path)
+		return m.SaveContext(ctx, path)
+	}
+	if err := stdoutOpen(stdout); err != nil {
+		return fmt.Errorf("write model to standard output: %w", err)
 	}
 	bw := bufio.NewWriter(stdout)
 	if _, err := m.WriteTo(bw); err != nil {

@@ -37,6 +37,7 @@ package atomicfile
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -46,6 +47,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Write replaces the file at path with what fill writes.
@@ -63,7 +65,15 @@ import (
 // temporary file is removed, the old file is left untouched, and the
 // returned error names path (never the temporary file).
 func Write(path string, fill func(w *bufio.Writer) error) error {
-	return write(path, true, func(f *os.File) error {
+	return WriteContext(context.Background(), path, fill)
+}
+
+// WriteContext is Write that gives up when ctx is done while it waits on
+// a named pipe: for a process to open it for reading, or for the reader
+// to take what was written. A regular file is written whatever ctx says
+// (its writes do not wait on another process).
+func WriteContext(ctx context.Context, path string, fill func(w *bufio.Writer) error) error {
+	return write(ctx, path, true, func(f *os.File) error {
 		w := bufio.NewWriterSize(newWriter(f), 256<<10)
 		if err := fill(w); err != nil {
 			return err
@@ -78,18 +88,56 @@ func Write(path string, fill func(w *bufio.Writer) error) error {
 // the content of an unnamed temporary file in os.TempDir, copied once
 // fill has finished.
 func WriteFile(path string, fill func(f *os.File) error) error {
-	return write(path, false, fill)
+	return write(context.Background(), path, false, fill)
+}
+
+// WriteFileContext is WriteFile that gives up waiting on a named pipe when
+// ctx is done, as WriteContext.
+func WriteFileContext(ctx context.Context, path string, fill func(f *os.File) error) error {
+	return write(ctx, path, false, fill)
 }
 
 // Check returns the error Write would give for path before fill is
 // called: a missing folder, a path that names a folder, a folder where
 // files cannot be created, a descriptor that is not open. It creates and
 // removes a temporary file to find out. Commands call it before long work
-// whose result goes to path.
-func Check(path string) error { return check(path) }
+// whose result goes to path, naming the files the work reads as inputs:
+// a path that is one of them (the same file, through a link or another
+// name) is refused, since writing would replace what was read.
+func Check(path string, inputs ...string) error {
+	if err := check(path); err != nil {
+		return err
+	}
+	return notInput(path, inputs)
+}
 
 // CheckFile is Check for WriteFile.
-func CheckFile(path string) error { return check(path) }
+func CheckFile(path string, inputs ...string) error { return Check(path, inputs...) }
+
+// notInput returns an error if path, followed through its links, is the
+// same file as one of inputs ("-", standard input, is none).
+func notInput(path string, inputs []string) error {
+	t, err := resolve(path)
+	if err != nil || t.kind != replace {
+		return err // a stream or descriptor replaces nothing
+	}
+	out, err := os.Stat(filepath.Join(t.dir, t.base))
+	if err != nil {
+		return nil // nothing there yet
+	}
+	for _, in := range inputs {
+		if in == "-" || in == "" {
+			continue
+		}
+		if fi, err := os.Stat(in); err == nil && os.SameFile(fi, out) {
+			if filepath.Clean(in) == filepath.Clean(path) {
+				return fmt.Errorf("write %s: it is also an input of this command: writing would replace it; name another output", path)
+			}
+			return fmt.Errorf("write %s: it is the same file as the input %s: writing would replace it; name another output", path, in)
+		}
+	}
+	return nil
+}
 
 // IsStdout reports whether path refers to this process's standard output
 // (/dev/stdout, /dev/fd/1, /proc/self/fd/1, or a link to one of them), so
@@ -102,7 +150,8 @@ func IsStdout(path string) bool {
 
 // IsTemp reports whether name (a base name, as os.ReadDir lists it) is a
 // temporary file of this package (or of a writer that follows its naming,
-// such as the cache writers), and for which target base name.
+// such as the cache writers), and for which target base name (a prefix of
+// it, for a name within 15 bytes of the system's limit: see TempPattern).
 func IsTemp(name string) (target string, ok bool) {
 	if !strings.HasPrefix(name, ".") {
 		return "", false
@@ -140,7 +189,9 @@ type target struct {
 	path      string // the final target: path with its links followed
 	dir, base string // replace: path's folder and name
 	perm      fs.FileMode
-	fd        int // descriptor
+	fd        int         // descriptor
+	pipe      bool        // stream: a named pipe
+	owner     fs.FileInfo // replace: the file replaced, whose owner the new one keeps
 }
 
 // maxLinks bounds the links followed, as the kernel's ELOOP does.
@@ -185,8 +236,10 @@ func resolve(path string) (t target, err error) {
 			return t, fmt.Errorf("write %s: is a directory", path)
 		case m.IsRegular():
 			t.perm = m.Perm()
+			t.owner = fi
 		case m&fs.ModeCharDevice != 0 || m&fs.ModeNamedPipe != 0:
 			t.kind = stream
+			t.pipe = m&fs.ModeNamedPipe != 0
 		default:
 			return t, fmt.Errorf("write %s: is a %s, not a regular file", path, kindOf(m))
 		}
@@ -243,9 +296,25 @@ func kindOf(m fs.FileMode) string {
 	return "special file"
 }
 
+// TempPattern is the os.CreateTemp pattern of a temporary file for the
+// target base name: "."+base+suffix+"*", with base cut short (at a UTF-8
+// boundary) so that the name with its random digits fits the 255 bytes
+// of a file name wherever base itself does. suffix starts with ".tmp".
+func TempPattern(base, suffix string) string {
+	const nameMax, digits = 255, 10 // os.CreateTemp adds up to 10 digits
+	if over := 1 + len(base) + len(suffix) + digits - nameMax; over > 0 {
+		n := max(len(base)-over, 1)
+		for n > 1 && n < len(base) && base[n]&0xC0 == 0x80 {
+			n--
+		}
+		base = base[:n]
+	}
+	return "." + base + suffix + "*"
+}
+
 // createTemp creates the temporary file for path in t.dir.
 func createTemp(path string, t target) (*os.File, error) {
-	f, err := os.CreateTemp(t.dir, "."+t.base+".tmp*")
+	f, err := os.CreateTemp(t.dir, TempPattern(t.base, ".tmp"))
 	if err == nil {
 		return f, nil
 	}
@@ -287,13 +356,13 @@ func check(path string) error {
 	return nil
 }
 
-func write(path string, buffered bool, fill func(f *os.File) error) (err error) {
+func write(ctx context.Context, path string, buffered bool, fill func(f *os.File) error) (err error) {
 	t, err := resolve(path)
 	if err != nil {
 		return err
 	}
 	if t.kind != replace {
-		return writeDirect(path, t, buffered, fill)
+		return writeDirect(ctx, path, t, buffered, fill)
 	}
 	f, err := createTemp(path, t)
 	if err != nil {
@@ -314,6 +383,7 @@ func write(path string, buffered bool, fill func(f *os.File) error) (err error) 
 	if err := f.Chmod(t.perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
+	keepOwner(f, t)
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("write %s: fsync: %w", path, unwrapPath(err))
 	}
@@ -333,12 +403,15 @@ func write(path string, buffered bool, fill func(f *os.File) error) (err error) 
 // writeDirect writes to a descriptor, character device or named pipe in
 // place. A fill that may seek (buffered false) writes into an unnamed
 // temporary file first, which is then copied.
-func writeDirect(path string, t target, buffered bool, fill func(f *os.File) error) error {
+func writeDirect(ctx context.Context, path string, t target, buffered bool, fill func(f *os.File) error) error {
 	var out *os.File
 	var err error
-	if t.kind == descriptor {
+	switch {
+	case t.kind == descriptor:
 		out, err = openDescriptor(t.fd, path)
-	} else {
+	case t.pipe:
+		out, err = openPipe(ctx, path, t.path)
+	default:
 		out, err = os.OpenFile(t.path, os.O_WRONLY, 0)
 		if err != nil {
 			err = fmt.Errorf("write %s: %w", path, unwrapPath(err))
@@ -348,11 +421,23 @@ func writeDirect(path string, t target, buffered bool, fill func(f *os.File) err
 		return err
 	}
 	defer out.Close()
+	if t.pipe {
+		// A reader that stops reading would block a write for ever: ctx
+		// ends the wait (the poller's deadline), and the error says why.
+		defer context.AfterFunc(ctx, func() { out.SetWriteDeadline(time.Unix(1, 0)) })()
+	}
 	if buffered {
-		if err := fill(out); err != nil {
-			return fmt.Errorf("write %s: %w", path, dropName(err, out.Name()))
+		err = fill(out)
+		if err != nil {
+			err = fmt.Errorf("write %s: %w", path, dropName(err, out.Name()))
 		}
-	} else if err := fillAndCopy(path, out, fill); err != nil {
+	} else {
+		err = fillAndCopy(path, out, fill)
+	}
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+			return fmt.Errorf("write %s: the named pipe's reader took nothing more before the interruption: %w", path, context.Cause(ctx))
+		}
 		return err
 	}
 	if err := out.Close(); err != nil && !errors.Is(err, os.ErrClosed) {

@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"context"
 	"fmt"
 	"os"
 )
@@ -16,3 +17,16 @@ func openDescriptor(fd int, path string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// openPipe opens a named pipe for writing (unix has them; elsewhere this
+// is a plain open).
+func openPipe(_ context.Context, path, name string) (*os.File, error) {
+	f, err := os.OpenFile(name, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, unwrapPath(err))
+	}
+	return f, nil
+}
+
+// keepOwner does nothing where files have no unix owner.
+func keepOwner(*os.File, target) {}

@@ -145,7 +145,7 @@ func (w *StreamWriter) start(f *os.File, path string) error {
 		for s := secIndex; s <= secLabel; s++ {
 			// Named as atomicfile's temporary files, so that atomicfile.IsTemp
 			// knows a stray one.
-			sf, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+cacheSectionNames[s]+"-*")
+			sf, err := os.CreateTemp(filepath.Dir(path), atomicfile.TempPattern(filepath.Base(path), ".tmp-"+cacheSectionNames[s]+"-"))
 			if err != nil {
 				return fmt.Errorf("spill file: %w", err)
 			}

@@ -1,8 +1,8 @@
 package csr
 
 import (
-	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -83,22 +83,31 @@ func Check(d *Matrix, threads int) error {
 	return nil
 }
 
+// RowError is a problem of one row found by Check: "row N: Msg", N
+// 0-based.
+type RowError struct {
+	Row int
+	Msg string
+}
+
+func (e *RowError) Error() string { return fmt.Sprintf("row %d: %s", e.Row, e.Msg) }
+
 // checkRows checks rows [r0, r1): indices, values and labels.
 func checkRows(d *Matrix, r0, r1 int) error {
 	rp := d.RowPtr
-	if _, msg := CheckIndexRows(rp, d.Index, r0, r1, int64(d.Features)); msg != "" {
-		return errors.New(msg)
+	if row, msg := CheckIndexRows(rp, d.Index, r0, r1, int64(d.Features)); msg != "" {
+		return &RowError{Row: row, Msg: strings.TrimPrefix(msg, fmt.Sprintf("row %d: ", row))}
 	}
 	a, b := rp[r0], rp[r1]
 	if d.Value != nil {
 		if k := FirstNonFinite64(d.Value[a:b]); k >= 0 {
-			return fmt.Errorf("row %d: value %g is not finite", RowOf(rp, a+int64(k)), d.Value[a+int64(k)])
+			return &RowError{Row: RowOf(rp, a+int64(k)), Msg: fmt.Sprintf("value %g is not finite", d.Value[a+int64(k)])}
 		}
 	} else if k := FirstNonFinite32(d.Value32[a:b]); k >= 0 {
-		return fmt.Errorf("row %d: value %g is not finite", RowOf(rp, a+int64(k)), d.Value32[a+int64(k)])
+		return &RowError{Row: RowOf(rp, a+int64(k)), Msg: fmt.Sprintf("value %g is not finite", d.Value32[a+int64(k)])}
 	}
 	if k := FirstNonFinite64(d.Label[r0:r1]); k >= 0 {
-		return fmt.Errorf("row %d: label %g is not finite", r0+k, d.Label[r0+k])
+		return &RowError{Row: r0 + k, Msg: fmt.Sprintf("label %g is not finite", d.Label[r0+k])}
 	}
 	return nil
 }

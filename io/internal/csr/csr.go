@@ -128,6 +128,16 @@ func Quote(tok []byte) string {
 	return strconv.Quote(string(tok))
 }
 
+// Digits shows a run of digits for a message: whole up to 24 of them,
+// else its first 20 and its length, so that a 10 MB index makes a short
+// line.
+func Digits(d []byte) string {
+	if len(d) <= 24 {
+		return string(d)
+	}
+	return fmt.Sprintf("%s... (%d digits)", d[:20], len(d))
+}
+
 // StringView views b as a string without copying, for strconv calls that
 // do not keep their argument.
 func StringView(b []byte) string {

@@ -366,9 +366,9 @@ func (b *ndBuilder) indexSlow(key []byte) (int32, string) {
 	if idx0 > b.maxIdx0 {
 		if b.capByOpt {
 			b.hint = csr.CapHint(idx0 + 1)
-			return 0, fmt.Sprintf("feature index %s exceeds the cap of %d features", bytes.TrimLeft(key, "0"), b.maxIdx0+1)
+			return 0, fmt.Sprintf("feature index %s exceeds the cap of %d features", csr.Digits(bytes.TrimLeft(key, "0")), b.maxIdx0+1)
 		}
-		return 0, fmt.Sprintf("feature index %s is too large (at most %d features are supported)", bytes.TrimLeft(key, "0"), csr.MaxFeatures)
+		return 0, fmt.Sprintf("feature index %s is too large (at most %d features are supported)", csr.Digits(bytes.TrimLeft(key, "0")), csr.MaxFeatures)
 	}
 	return int32(idx0), ""
 }
