@@ -50,6 +50,12 @@ const (
 	Floor = 1e-300
 )
 
+// farStart is the margin α_i·Q_ii of liblinear's logistic start beyond
+// which α_i starts at 1/Q_ii instead: the optimal α_i are about 1/Q_ii,
+// and w = Σ α_i y_i x_i summed from the far larger start kept its
+// rounding (values of 1e150 ended at 22% training accuracy).
+const farStart = 0x1p30
+
 // Data is what the subproblems of one training call share, read-only.
 type Data struct {
 	rows.Rows
@@ -165,6 +171,9 @@ func (p *Problem) Reset(pos, cp, cn float64) float64 {
 	for i := range p.Alpha {
 		c := p.UB[(p.Y[i]+1)>>1]
 		a := min(0.001*c, 1e-8)
+		if q := p.Qii(int32(i)); float64(a*q) > farStart {
+			a = max(Floor*c, 1/q)
+		}
 		p.Alpha[i] = a
 		p.AlphaC[i] = c - a
 		p.AxpyRow(a*float64(p.Y[i]), int32(i), p.W)

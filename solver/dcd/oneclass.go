@@ -46,8 +46,11 @@ type OneClass struct {
 	// Pool lends spare processors to the full passes.
 	Pool *procs.Pool
 
-	g     []float64 // cached gradients wᵀx_i
-	stale bool      // a pass refreshed g without the heaps
+	g []float64 // cached gradients wᵀx_i
+	// cut is the margin below which a pair is not stepped on: violating,
+	// or relative to the gradients where those exceed farG (see NewOneClass).
+	cut   float64
+	stale bool // a pass refreshed g without the heaps
 	// clock counts the moves of w; at[i] == clock when g[i] is exact at
 	// the current w (set since the last move): a partner that took part in
 	// the last pair step needs no product.
@@ -69,6 +72,12 @@ type ocPart struct {
 
 // violating is liblinear's margin below which a pair is not stepped on.
 const violating = 1e-12
+
+// farG is the size of the gradients wᵀx_i beyond which liblinear's
+// absolute tolerances lie below their rounding (at values of 1e150 the
+// violation stayed at 1e266 until the epoch cap): they are then taken
+// relative to the gradients, as they hold at gradients of farG.
+const farG = 0x1p30
 
 // NewOneClass returns the one-class dual on sh at liblinear's start:
 // α_i = 1 for the first ⌊νl⌋ examples, the fraction left over on the
@@ -98,8 +107,15 @@ func NewOneClass(sh *Data, nu, eps float64, w []float64, pool *procs.Pool, t *so
 	}
 	o.g = make([]float64, n)
 	o.at = make([]uint64, n)
+	gmax := 0.0
 	for i := range n {
 		o.g[i] = o.Dot(int32(i), o.W, &o.Ops)
+		gmax = max(gmax, math.Abs(o.g[i]))
+	}
+	o.cut = violating
+	if gmax > farG {
+		o.Eps = float64(eps*gmax) / farG
+		o.cut = float64(violating*gmax) / farG
 	}
 	o.up = newGradHeap(n, o.g, false)
 	o.low = newGradHeap(n, o.g, true)
@@ -109,6 +125,11 @@ func NewOneClass(sh *Data, nu, eps float64, w []float64, pool *procs.Pool, t *so
 
 // Len is the number of examples.
 func (o *OneClass) Len() int { return o.N }
+
+// Due says when the certifying pass is worth running (solver.Trigger):
+// the driver's rule, a batch's violation at most Eps, with Eps as
+// NewOneClass scaled it.
+func (o *OneClass) Due(viol float64) bool { return viol <= o.Eps }
 
 func (o *OneClass) rebuild() {
 	o.stale = false
@@ -166,7 +187,7 @@ func (o *OneClass) Step(i, ahead int32, th solver.Thresholds) (pg, gain float64,
 		if !raise {
 			j, v = jl, vl
 		}
-		if j < 0 || v <= violating {
+		if j < 0 || v <= o.cut {
 			break
 		}
 		gj := o.g[j]
@@ -174,12 +195,12 @@ func (o *OneClass) Step(i, ahead int32, th solver.Thresholds) (pg, gain float64,
 			gj = o.Dot(j, o.W, &o.Ops)
 		}
 		if raise {
-			if v = gj - gi; v > violating {
+			if v = gj - gi; v > o.cut {
 				return -v, o.pair(i, j, gi, gj), false
 			}
 			vr, jr = v, -1
 		} else {
-			if v = gi - gj; v > violating {
+			if v = gi - gj; v > o.cut {
 				return v, o.pair(j, i, gj, gi), false
 			}
 			vl, jl = v, -1

@@ -2,6 +2,7 @@ package dual
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	dataio "github.com/acfcd/acfcd/io"
@@ -57,6 +58,15 @@ func trainOneClass(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model
 	}
 	m := &model.Model{NumFeature: d.Features, Bias: -1, NrW: 1, W: prob.W[:sh.NF:sh.NF], Rho: prob.Rho}
 	res.Objective = prob.Objective()
+	if ok && !fit.Finite(res.Objective, primal) {
+		// Rows of about 1e153 can take ½‖w‖² beyond a float64: neither the
+		// objective nor the gap can then certify the model.
+		what, v := "objective ½‖w‖²", res.Objective
+		if fit.Finite(v) {
+			what, v = "primal objective", primal
+		}
+		return nil, nil, fit.OutOfRange(d, fmt.Sprintf("the one-class SVM's %s is %g, outside the float64 range", what, v))
+	}
 	res.SupportVectors = prob.SupportVectors()
 	settle(res, m, r, prob.Ops, converged, viol, primal)
 	res.Seconds = time.Since(start).Seconds()

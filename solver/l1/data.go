@@ -251,3 +251,15 @@ func shrinkable(g, m float64, rows int) bool {
 	b := m / float64(rows)
 	return g+1 > b && g-1 < -b
 }
+
+// farH is the second derivative of a coordinate beyond which liblinear's
+// cut of steps |d| < 1e-12 is taken on d·√(h/farH) instead: there the cut
+// drops the steps of gradients up to 10⁶, and at values of 1e20 (weights
+// about 1/x) every step, leaving -s 5 and 6 at w = 0.
+const farH = 0x1p60
+
+// farStep reports whether a step d on a coordinate of second derivative h,
+// below liblinear's cut, is to be taken all the same (see farH).
+func farStep(d, h float64) bool {
+	return h > farH && !(math.Abs(float64(d*math.Sqrt(h/farH))) < 1e-12)
+}

@@ -377,7 +377,7 @@ func (in *inner) move(j int32, u, g float64, free bool) float64 {
 	default:
 		z = -u
 	}
-	if math.Abs(z) < 1e-12 {
+	if math.Abs(z) < 1e-12 && !farStep(z, h) {
 		return 0
 	}
 	var gain float64

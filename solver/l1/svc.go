@@ -191,6 +191,8 @@ func (s *SVC) newton(c *svcCoord, w, g, h float64, free bool) float64 {
 	h = max(h, 1e-12)
 	var d float64
 	switch {
+	case math.IsInf(h, 1):
+		d = s.farDirection(c, w, g, free)
 	case free:
 		d = -g / h
 	case g+1 < h*w:
@@ -200,7 +202,7 @@ func (s *SVC) newton(c *svcCoord, w, g, h float64, free bool) float64 {
 	default:
 		d = -w
 	}
-	if math.Abs(d) < 1e-12 {
+	if math.Abs(d) < 1e-12 && !farStep(d, h) {
 		return 0
 	}
 	reg := func(d float64) float64 { // the change of the regulariser
@@ -225,6 +227,33 @@ func (s *SVC) newton(c *svcCoord, w, g, h float64, free bool) float64 {
 	// No sufficient decrease within the halvings: undo.
 	s.move(idx, val, -applied)
 	return 0
+}
+
+// farDirection is newton's direction where h overflows (values of about
+// 1e153): with h_σ of the column scaled by σ = 2⁻⁵¹², h = h_σ/σ², and the
+// products by σ are exact, so the same cases are decided in finite terms.
+func (s *SVC) farDirection(c *svcCoord, w, g float64, free bool) float64 {
+	const sc = 0x1p-512
+	idx, val := s.span(c.a, c.b)
+	s.Ops += int64(len(idx))
+	var hs float64
+	for k, i := range idx {
+		if s.b[i] > 0 {
+			x := float64(val[k] * sc)
+			hs += float64(float64(s.c(int(i))*x) * x)
+		}
+	}
+	hs *= 2
+	down := func(v float64) float64 { return float64(float64(v*sc) * sc) } // v·σ²
+	switch {
+	case free:
+		return -down(g / hs)
+	case down(g+1) < float64(hs*w):
+		return -down((g + 1) / hs)
+	case down(g-1) > float64(hs*w):
+		return -down((g - 1) / hs)
+	}
+	return -w
 }
 
 // Due decides whether the batch makes the full pass worthwhile

@@ -95,6 +95,11 @@ func (p *Problem) formHessian() bool {
 	if keep {
 		copy(p.dprev, p.dc)
 	}
+	if p.hscale != 0 {
+		for n := range p.hcoef {
+			p.hcoef[n] *= p.hscale
+		}
+	}
 	p.kept = false // until the sum is complete
 	p.Ops += ops
 
@@ -146,16 +151,59 @@ func (p *Problem) formHessian() bool {
 	// whose row is Σ D_i B x_i: if no example has D_i ≠ 0, that row is 0
 	// and so is the gradient's entry, and any value ≠ 0 on the diagonal
 	// gives the step 0 there.
+	one := p.hessScale()
 	for j := 0; j < dim; j++ {
 		if j < p.NF || !p.FreeBias {
-			h[j*dim+j]++
+			h[j*dim+j] += one
 		}
 	}
 	if p.FreeBias && active == 0 {
 		clear(h[p.NF*dim : p.NF*dim+dim])
 		h[p.NF*dim+p.NF] = 1
 	}
+	if p.hscale == 0 && p.overflowed() {
+		// Values near 1e153 at C ≥ 1: Σ D_i x_i x_iᵀ overflows. H/2^k has the
+		// same Newton step, solved with ∇f/2^k (hessScale).
+		p.hscale = p.hessianScale()
+		p.kept = false
+		return p.formHessian()
+	}
 	return true
+}
+
+// hessScale is the factor of p.h: H·hessScale is what it holds.
+func (p *Problem) hessScale() float64 {
+	if p.hscale == 0 {
+		return 1
+	}
+	return p.hscale
+}
+
+// overflowed reports whether a diagonal entry of p.h is beyond 2¹⁰²⁰ or
+// NaN: the off-diagonal ones are bounded by the diagonal's.
+func (p *Problem) overflowed() bool {
+	dim := p.Dim()
+	for j := 0; j < dim; j++ {
+		if !(p.h[j*dim+j] <= 0x1p1020) {
+			return true
+		}
+	}
+	return false
+}
+
+// hessianScale returns the power of two 2^−k that brings H's trace bound
+// Σ |D_i|·‖x_i‖² + 1 below 2¹⁰⁰⁰, summed at 2⁻⁶⁰⁰ (each ‖x_i‖² is finite,
+// fit.CheckSquares) so that the bound itself does not overflow.
+func (p *Problem) hessianScale() float64 {
+	const pre = 0x1p-600
+	t := pre
+	for i, di := range p.dc {
+		if di != 0 {
+			t += float64(math.Abs(di) * float64(p.SqNorm(int32(i))*pre))
+		}
+	}
+	_, e := math.Frexp(t) // t < 2^e
+	return math.Ldexp(1, min(0, 1000-600-e))
 }
 
 // dropLevel returns the largest power of two δ such that the rows with

@@ -25,7 +25,7 @@ func (p *Problem) Newton(maxIter int, minRel float64, stop Stop) (steps int, ok 
 	if p.Trace != nil {
 		p.Trace("newton: dense, dim %d, %d examples", p.Dim(), p.N)
 	}
-	p.kept = false
+	p.kept, p.hscale = false, 0
 	p.SetMargins()
 	ww := p.reg(p.W, p.W)
 	fval := float64(0.5*ww) + p.lossAt(0)
@@ -62,7 +62,7 @@ func (p *Problem) Newton(maxIter int, minRel float64, stop Stop) (steps int, ok 
 		if !p.factor() {
 			return steps, p.cancelled
 		}
-		dense.CholSolve(p.h, p.Dim(), -1, p.g, p.s)
+		dense.CholSolve(p.h, p.Dim(), -p.hessScale(), p.g, p.s)
 		gs := dense.Dot(p.g, p.s)
 		if !(gs < 0) {
 			return steps, true
@@ -105,7 +105,7 @@ func (p *Problem) Newton(maxIter int, minRel float64, stop Stop) (steps int, ok 
 // takes it back by unchord); otherwise W is unchanged.
 func (p *Problem) chord(ww, fval, gnorm float64) (fNew, gNew float64, ok bool) {
 	dim := p.Dim()
-	dense.CholSolve(p.h, dim, -1, p.g, p.s)
+	dense.CholSolve(p.h, dim, -p.hessScale(), p.g, p.s)
 	gs := dense.Dot(p.g, p.s)
 	if !(gs < 0) {
 		return 0, 0, false

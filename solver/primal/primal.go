@@ -113,6 +113,7 @@ type Problem struct {
 	dprev     []float64 // its D_i
 	xsq       []float64 // per example ‖x_i‖², for the logistic loss's formation
 	kept      bool      // hsum and dprev hold the last formation of this Newton run
+	hscale    float64   // 2^−k with p.h = H·2^−k when H overflows a float64, 0 otherwise (this Newton run)
 	order     int8      // 0 unknown, 1 every row's indices strictly increase, −1 not
 	binary    int8      // 0 unknown, 1 every stored value is 1, −1 not
 	cg        *cgState
@@ -413,7 +414,29 @@ func (p *Problem) SetGradient() float64 {
 	for _, o := range ops {
 		p.Ops += o
 	}
-	return math.Sqrt(dense.Dot(p.g, p.g))
+	return safeNorm(p.g, dense.Dot(p.g, p.g))
+}
+
+// safeNorm returns ‖v‖ given ss = vᵀv: √ss when ss is a normal float64,
+// otherwise v scaled by its largest entry first, as BLAS's dnrm2, since
+// entries beyond 1e154 overflow ss (and those below 1e-154 underflow it).
+func safeNorm(v []float64, ss float64) float64 {
+	if ss >= 0x1p-1000 && ss <= math.MaxFloat64 || ss == 0 {
+		return math.Sqrt(ss)
+	}
+	var m float64
+	for _, x := range v {
+		m = max(m, math.Abs(x))
+	}
+	if m == 0 || math.IsInf(m, 0) || math.IsNaN(m) {
+		return m
+	}
+	var s float64
+	for _, x := range v {
+		x /= m
+		s += float64(x * x)
+	}
+	return m * math.Sqrt(s)
 }
 
 // gradientRows adds the loss terms of rows [lo, hi) to g and sets their

@@ -48,7 +48,7 @@ type Spec struct {
 // when converged.
 func Train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.Result, error) {
 	start := time.Now()
-	t := &training{s: &s, ctx: ctx, maxIter: s.MaxEpochs, eps: s.Eps}
+	t := &training{s: &s, d: d, ctx: ctx, maxIter: s.MaxEpochs, eps: s.Eps}
 	if t.maxIter == 0 {
 		t.maxIter = DefaultMaxIter
 	}
@@ -82,6 +82,7 @@ func Train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.R
 	drv := tune.Get(ctx, solver.DefaultTuning)
 
 	nsub := len(t.subs)
+	t.errs = make([]error, nsub)
 	mdl := fit.OneVsRest(t.labels, t.rows.NF, s.Bias, nsub, nil)
 	err := fit.Each(ctx, d, s.Pool, nsub, func() func(k int) {
 		pp := New(t.rows, s.Loss, drv, t.tune, s.Pool)
@@ -110,6 +111,11 @@ func Train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.R
 	if err != nil {
 		return nil, nil, err
 	}
+	for _, err := range t.errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
 	for k := range t.subs {
 		t.subs[k].Res.SupportVectors = -1
 	}
@@ -122,6 +128,8 @@ func Train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.R
 // subproblems.
 type training struct {
 	s        *Spec
+	d        *dataio.Dataset
+	errs     []error // by subproblem: its arithmetic left the float64 range
 	ctx      context.Context
 	eps      float64
 	maxIter  int
@@ -205,7 +213,8 @@ func (t *training) solve(k int, pp *Problem, y []float64) {
 		if t.progress != nil {
 			t.progress(fit.Progress{Class: sp.Class, Epoch: iter, Violation: t.violation(gn, g0, tol), Objective: f})
 		}
-		return gn <= tol*g0
+		// Beyond the float64 range nothing is certified (Inf ≤ tol·Inf).
+		return gn <= tol*g0 || !fit.Finite(f, gn, g0)
 	}
 	var iters int
 	if pp.DenseNewton() {
@@ -236,7 +245,11 @@ func (t *training) solve(k int, pp *Problem, y []float64) {
 	res.Gap = math.NaN()
 	res.Violation = t.violation(gnorm, g0, tol)
 	res.Cancelled = pp.Cancelled()
-	res.Converged = gnorm <= tol*g0 && !res.Cancelled
+	finite := fit.Finite(fval, gnorm, g0)
+	res.Converged = gnorm <= tol*g0 && finite && !res.Cancelled
+	if !finite && !res.Cancelled {
+		t.errs[k] = fit.OutOfRange(t.d, outOfRange(fval, gnorm, g0, sp.Cp))
+	}
 	res.HitEpochCap = iters >= t.maxIter && !res.Converged
 	for _, v := range pp.W {
 		if v != 0 {
@@ -247,6 +260,19 @@ func (t *training) solve(k int, pp *Problem, y []float64) {
 		t.warm.keepW(k, pp.W)
 	}
 	res.Seconds = time.Since(start).Seconds()
+}
+
+// outOfRange names the first of f, ‖∇f‖ and ‖∇f(0)‖ that is not finite,
+// for fit.OutOfRange.
+func outOfRange(f, gnorm, g0, c float64) string {
+	what, v := "the objective", f
+	switch {
+	case !fit.Finite(g0):
+		what, v = "‖∇f(0)‖", g0
+	case !fit.Finite(gnorm):
+		what, v = "‖∇f(w)‖", gnorm
+	}
+	return fmt.Sprintf("the primal Newton method's %s is %g at C = %g, outside the float64 range", what, v, c)
 }
 
 // violation expresses ‖∇f‖ in units of -e: ‖∇f‖/‖∇f(0)‖ over liblinear's
