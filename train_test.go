@@ -237,7 +237,7 @@ func TestLabelMessages(t *testing.T) {
 	}
 	huge := loadText(t, "huge.svm", "1 1:1\n3e9 2:1\n", dataio.Options{})
 	_, _, err = Train(ctx, huge, Params{Problem: SquaredHingeDual, C: 1})
-	if want := huge.Source + ":2: label 3e+09 is not a class label: classifiers take integer labels in the int32 range (liblinear stores them as C ints); for regression targets use -s lasso"; err == nil || err.Error() != want {
+	if want := huge.Source + ":2: label 3000000000 is not a class label: classifiers take integer labels in the int32 range [-2147483648, 2147483647] (liblinear stores them as C ints); for regression targets use -s lasso"; err == nil || err.Error() != want {
 		t.Errorf("huge label:\n got  %v\n want %s", err, want)
 	}
 	// The LASSO fits class labels as numbers.

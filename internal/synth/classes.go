@@ -93,12 +93,11 @@ func Float32Copies(d *dataio.Dataset) (d32, rounded *dataio.Dataset) {
 	return &c32, &cr
 }
 
-// HandRows is a small problem with an unsorted row, a repeated index and
-// an empty row, as a Dataset built by hand may have; with f32 its values
-// are stored as float32.
+// HandRows is a small problem with an empty row, as a program may build
+// one; with f32 its values are stored as float32.
 func HandRows(f32 bool) *dataio.Dataset {
-	d := &dataio.Dataset{Rows: 4, Features: 5, RowPtr: []int64{0, 3, 5, 5, 9},
-		Index: []int32{3, 1, 4, 2, 2, 0, 4, 0, 1}, Value: []float64{1.5, -2, 0.5, 1, 3, 2, -1, 0.25, 1},
+	d := &dataio.Dataset{Rows: 4, Features: 5, RowPtr: []int64{0, 3, 4, 4, 7},
+		Index: []int32{1, 3, 4, 2, 0, 1, 4}, Value: []float64{-2, 1.5, 0.5, 4, 0.25, 1, 1},
 		Label: []float64{1, -1, 1, -1}}
 	if f32 {
 		d, _ = Float32Copies(d)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"strconv"
 
@@ -57,12 +58,7 @@ func CheckDense(d *dataio.Dataset, perFeature uint64, what string, classes int) 
 	if need <= denseFloorBytes {
 		return nil
 	}
-	nnz := uint64(d.RowPtr[d.Rows])
-	valBytes := uint64(8)
-	if d.Value == nil {
-		valBytes = 4
-	}
-	data := uint64(d.Rows)*16 + nnz*(4+valBytes)
+	nnz, data := dataBytes(d)
 	if need <= denseDataFactor*data {
 		return nil
 	}
@@ -75,6 +71,46 @@ func CheckDense(d *dataio.Dataset, perFeature uint64, what string, classes int) 
 		"(%d bytes per feature%s) for %s of data. If that index is a mistake, fix the data or reject such indices "+
 		"with a feature cap below it%s", featureCount(d), d.Rows, nnz, what, byteSize(need), perFeature, per, byteSize(data), regress),
 		Hint: dataio.Hint{Option: "Options.MaxFeatures", Value: strconv.Itoa(d.Features), Text: "to train anyway, declare the size: %s"}}
+}
+
+// dataBytes returns the non-zeros of d and the memory of its rows: the
+// guards' measure of what the data justifies.
+func dataBytes(d *dataio.Dataset) (nnz, data uint64) {
+	nnz = uint64(d.RowPtr[d.Rows])
+	valBytes := uint64(8)
+	if d.Value == nil {
+		valBytes = 4
+	}
+	return nnz, uint64(d.Rows)*16 + nnz*(4+valBytes)
+}
+
+// dualDataFactor is denseDataFactor for the multi-class duals, K values
+// per example where the data holds about 12 bytes per non-zero: 64 lets
+// a thousand classes train on rows of 64 non-zeros.
+const dualDataFactor = 64
+
+// CheckDuals returns an error when a solver that keeps perClass bytes
+// for each of the classes of every example (the multi-class SVMs' duals)
+// should not go ahead on d: as CheckDense's, when they would need more
+// than denseFloorBytes and more than dualDataFactor times the memory of
+// the data. A file of one line per class asks for rows × classes of them
+// (320 GB for 200,000 lines of 10 bytes). what names the solver.
+func CheckDuals(d *dataio.Dataset, perClass uint64, what string, classes int) error {
+	nnz, data := dataBytes(d)
+	hi, per := bits.Mul64(perClass, uint64(max(classes, 0)))
+	hi2, need := bits.Mul64(per, uint64(d.Rows))
+	if hi == 0 && hi2 == 0 && (need <= denseFloorBytes || need/dualDataFactor <= data) {
+		return nil
+	}
+	src := d.Source
+	if src == "" {
+		src = "the data"
+	}
+	return &DataError{Msg: fmt.Sprintf("%s: %d classes in %d examples with %d non-zeros are too many for %s: "+
+		"it keeps %d bytes for each class of every example and would allocate %s for %s of data. "+
+		"A one-vs-rest solver (-s 0 to 3, 5 to 7) keeps the %d weight vectors without them; or merge the rare classes; "+
+		"if the labels are regression targets rather than classes, the LASSO fits them",
+		src, classes, d.Rows, nnz, what, perClass, byteSizeF(float64(perClass)*float64(classes)*float64(d.Rows)), byteSize(data), classes)}
 }
 
 // checkFeatureCount rejects a feature count the solvers cannot index.
@@ -144,6 +180,14 @@ func byteSize(n uint64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// byteSizeF is byteSize for sizes beyond a uint64.
+func byteSizeF(n float64) string {
+	if n < 1<<60 {
+		return byteSize(uint64(n))
+	}
+	return fmt.Sprintf("%.3g GiB", n/(1<<30))
+}
+
 // labelError is groupClasses's error: the label of example row (0-based)
 // is not an integer in the int32 range.
 type labelError struct {
@@ -159,9 +203,13 @@ func (e *labelError) Error() string {
 // with liblinear's behaviour and the regression solver as a hint.
 func labelMessage(d *dataio.Dataset, e *labelError) error {
 	v := e.label
-	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxLabel {
-		return fmt.Errorf("%s: label %g is not a class label: classifiers take integer labels in the int32 range "+
-			"(liblinear stores them as C ints); for regression targets use -s lasso", d.Where(e.row), v)
+	if math.IsNaN(v) || !intLabel(v) {
+		text := strconv.FormatFloat(v, 'g', -1, 64)
+		if v == math.Trunc(v) && math.Abs(v) < 1e21 {
+			text = strconv.FormatFloat(v, 'f', -1, 64) // -2147483649, not -2.147483649e+09
+		}
+		return fmt.Errorf("%s: label %s is not a class label: classifiers take integer labels in the int32 range "+
+			"[-2147483648, 2147483647] (liblinear stores them as C ints); for regression targets use -s lasso", d.Where(e.row), text)
 	}
 	return fmt.Errorf("%s: label %g is not an integer: classifiers take integer class labels "+
 		"(liblinear would truncate it to %g and make every distinct value a class); for regression targets use -s lasso",
@@ -169,37 +217,24 @@ func labelMessage(d *dataio.Dataset, e *labelError) error {
 }
 
 // CheckData rejects datasets the solvers cannot use, before any work.
+// A hand-built row with a repeated or unordered index ({1, 1}) would train
+// a model that matches neither reading of it: refused, as the reader
+// refuses such a line (Dataset.Check).
 func CheckData(d *dataio.Dataset) error {
-	if d == nil || d.Rows == 0 {
+	if d == nil {
+		return errors.New("no training examples")
+	}
+	if d.Rows == 0 {
+		if d.Source != "" {
+			return fmt.Errorf("%s: no training examples", d.Source)
+		}
 		return errors.New("no training examples")
 	}
 	if d.Rows > math.MaxInt32 {
 		return fmt.Errorf("%d examples: at most %d are supported", d.Rows, math.MaxInt32)
 	}
-	if len(d.Label) != d.Rows || len(d.RowPtr) != d.Rows+1 {
-		return fmt.Errorf("malformed dataset: %d rows, %d labels, %d row pointers", d.Rows, len(d.Label), len(d.RowPtr))
-	}
-	nnz := d.RowPtr[d.Rows]
-	nval := int64(len(d.Value))
-	if d.Value == nil {
-		nval = int64(len(d.Value32)) // float32 storage
-	}
-	if d.RowPtr[0] != 0 || int64(len(d.Index)) < nnz || nval < nnz {
-		return errors.New("malformed dataset: row pointers do not match the index and value arrays")
-	}
-	if d.Features < 0 {
-		return fmt.Errorf("malformed dataset: %d features", d.Features)
-	}
-	for i := 0; i < d.Rows; i++ {
-		if d.RowPtr[i+1] < d.RowPtr[i] {
-			return fmt.Errorf("malformed dataset: row pointers decrease at row %d", i)
-		}
-	}
-	nf := int64(d.Features)
-	for _, j := range d.Index[:nnz] {
-		if j < 0 || int64(j) >= nf {
-			return fmt.Errorf("malformed dataset: feature index %d outside [0, %d)", j, nf)
-		}
+	if err := d.Check(); err != nil {
+		return err
 	}
 	return checkFeatureCount(d)
 }
@@ -282,7 +317,7 @@ func group(y []float64, class []int32) ([]float64, error) {
 	var labels []float64
 	seen := map[float64]int32{}
 	for i, v := range y {
-		if v != math.Trunc(v) || math.IsInf(v, 0) || math.Abs(v) > maxLabel {
+		if v != math.Trunc(v) || !intLabel(v) {
 			return nil, &labelError{row: i, label: v}
 		}
 		if v == 0 {
@@ -307,8 +342,9 @@ func group(y []float64, class []int32) ([]float64, error) {
 	return labels, nil
 }
 
-// maxLabel bounds class labels: liblinear stores them as C ints.
-const maxLabel = math.MaxInt32
+// intLabel reports whether v is in the range of liblinear's class labels,
+// C ints: [−2³¹, 2³¹ − 1] (false for ±Inf and NaN).
+func intLabel(v float64) bool { return v >= math.MinInt32 && v <= math.MaxInt32 }
 
 func IndexOf(s []float64, v float64) int {
 	for i, x := range s {

@@ -237,6 +237,9 @@ type Problem struct {
 	chunks  []solver.Chunk // their chunks' results
 	checkAt int64          // Ops at which a pass polls for cancellation next
 	poll    int64
+	// done is the running Fit's cancellation, for the work it does outside
+	// the driver's runs (nil between fits).
+	done <-chan struct{}
 
 	// The last full pass: its largest violation, the objective and the
 	// duality gap at the w it saw; Snap says that w is still the current
@@ -314,7 +317,11 @@ func (s *Problem) dots(r *solver.Run, n int, nnz int64, body func(k int) int64) 
 	if s.pool == nil || n <= t.KKTChunkRows || nnz < t.KKTParallelNNZ {
 		for k := range n {
 			s.Ops += body(k)
-			if r != nil && s.Ops >= s.checkAt {
+			if r == nil {
+				if s.polled() {
+					return true
+				}
+			} else if s.Ops >= s.checkAt {
 				s.checkAt = s.Ops + s.poll
 				if r.Poll() {
 					return true
@@ -323,7 +330,7 @@ func (s *Problem) dots(r *solver.Run, n int, nnz int64, body func(k int) int64) 
 		}
 		return false
 	}
-	var done <-chan struct{}
+	done := s.done
 	if r != nil {
 		done = r.Done()
 	}
@@ -346,10 +353,28 @@ func (s *Problem) dots(r *solver.Run, n int, nnz int64, body func(k int) int64) 
 	_, _, ops, _ := solver.RowPass(t, s.pool, &s.chunks, n, nnz, scan, func(int, *float64, *float64) {})
 	s.Ops += ops
 	if stopped.Load() {
-		r.Poll() // marks the run cancelled
+		if r != nil {
+			r.Poll() // marks the run cancelled
+		}
 		return true
 	}
 	return false
+}
+
+// polled reports whether the running Fit is cancelled, checking once every
+// Tuning.PollWork operations (the work outside the driver's runs: the
+// passes at a new λ, the support Newton step).
+func (s *Problem) polled() bool {
+	if s.Ops < s.checkAt {
+		return false
+	}
+	s.checkAt = s.Ops + s.poll
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // gwsFor sizes gws to the working set.
@@ -779,6 +804,8 @@ func (s *Problem) Fit(cfg solver.Config, seed uint64) Fit {
 		return f
 	default:
 	}
+	s.done = cfg.Done
+	defer func() { s.done = nil }()
 	for outer := 0; ; outer++ {
 		if !s.Snap || s.lamSnap != s.lam {
 			// The λ is new (or the point moved): measure, to start the
@@ -812,7 +839,8 @@ func (s *Problem) Fit(cfg solver.Config, seed uint64) Fit {
 		rc := cfg
 		rc.Selection = s.runSelection(cfg.Selection)
 		rc.MaxEpochs = max(cfg.MaxEpochs-f.Epochs-1, 1) // one left for the full pass
-		rc.Work = s.wsWork
+		// The polls count each step's cost beyond its column as well.
+		rc.Work = s.wsWork + int64(len(s.ws))*int64(max(s.tune.LassoStepOps, 0))
 		sub := (*wsProblem)(s)
 		run := solver.NewRun(sub, rc)
 		run.Obj = s.objective(s.rr, s.n1, s.n2)
@@ -1136,7 +1164,7 @@ func (u *wsProblem) Pass(r *solver.Run, repair bool) bool {
 		return s.cycle(r, repair)
 	}
 	ok := s.measureSet(r)
-	if ok || !repair {
+	if ok || !repair || r.Cancelled() {
 		return ok
 	}
 	return s.repair(r)
@@ -1154,6 +1182,9 @@ func (s *Problem) repair(r *solver.Run) bool {
 		if s.measureSet(r) {
 			return true
 		}
+	}
+	if r.Poll() { // the Newton step stops early when cancelled
+		return false
 	}
 	for _, k := range s.viols {
 		_, _, gain := s.stepCol(s.ws[k], &s.wsc[k])
@@ -1214,7 +1245,7 @@ func (s *Problem) cycle(r *solver.Run, repair bool) bool {
 
 // measureSet measures the working set: the residual recomputed, g_j and
 // the violators over it, its duality gap; it reports whether the run's
-// tolerance is met.
+// tolerance is met (false if r was cancelled during it).
 func (s *Problem) measureSet(r *solver.Run) bool {
 	if !s.fresh { // else the working set's pass just did it
 		s.resetResidual()
@@ -1223,11 +1254,13 @@ func (s *Problem) measureSet(r *solver.Run) bool {
 	var viol, maxG float64
 	s.viols = s.viols[:0]
 	gws := s.gwsFor()
-	s.dots(nil, len(s.ws), s.wsWork/2, func(k int) int64 {
+	if s.dots(r, len(s.ws), s.wsWork/2, func(k int) int64 {
 		rho, idx, _ := s.rhoOf(&s.wsc[k])
 		gws[k] = rho - float64(s.l2p*s.w[s.ws[k]])
 		return int64(len(idx))
-	})
+	}) {
+		return false
+	}
 	for k, j := range s.ws {
 		g := gws[k]
 		v := violation(s.w[j], g, s.l1p)

@@ -145,6 +145,9 @@ func (s *Problem) newtonStep(g []float64, end int64) (done, ok bool) {
 	tol := 1e-12 * b0
 	it := 0
 	for ; int64(it) < maxIt; it++ {
+		if s.polled() {
+			return true, false // cancelled: w has not moved
+		}
 		pap := s.hess(sup, p, ap, u)
 		if !(pap > 0) || math.IsInf(pap, 0) {
 			break

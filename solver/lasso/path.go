@@ -31,6 +31,10 @@ type PathPoint struct {
 const (
 	// DefaultPathLength is glmnet's nlambda.
 	DefaultPathLength = 100
+	// MaxPathLength is the longest generated path: neighbouring λ of a
+	// longer one differ by under 0.1% at the default ratio, and its points
+	// and models would fill memory before they told anything new.
+	MaxPathLength = 100 * DefaultPathLength
 	// PathMinPoints, PathDevChange and PathDevMax are glmnet's early stop
 	// of a generated path (its mnlam, fdev and devmax): from the
 	// PathMinPoints-th point on, the path ends after the first point whose
@@ -69,7 +73,7 @@ func Sequence(lamMax float64, n int, ratio float64) []float64 {
 // earlyStop applies glmnet's early stop. A cancelled fit ends the path:
 // its point comes last, and cancelled is its result.
 func (p *Path) FitAll(ctx context.Context, lambdas []float64, seed uint64, earlyStop bool) (pts []PathPoint, cancelled *fit.Result) {
-	pts = make([]PathPoint, 0, len(lambdas))
+	pts = make([]PathPoint, 0, min(len(lambdas), DefaultPathLength)) // the early stop may end a path long before its last λ
 	for k, lam := range lambdas {
 		start := time.Now()
 		m, res := p.Fit(ctx, lam, mix.Seed(seed, uint64(k)))

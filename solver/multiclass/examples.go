@@ -1,6 +1,8 @@
 package multiclass
 
 import (
+	"math/bits"
+
 	"github.com/acfcd/acfcd/internal/procs"
 	"github.com/acfcd/acfcd/internal/rows"
 	dataio "github.com/acfcd/acfcd/io"
@@ -60,8 +62,14 @@ func newExamples(d *dataio.Dataset, class []int32, ub []float64, bias, eps float
 func (s *examples) Len() int { return s.N }
 
 // Work is the multiply-adds of one sweep that reads and updates all K
-// weights of every non-zero (solver.Config.Work).
-func (s *examples) Work() int64 { return 2 * s.RP[s.N] * int64(s.K) }
+// weights of every non-zero, plus each step's loops over its K classes
+// (the sort of the block solve, K·log₂K), for the interval between checks
+// for cancellation (solver.Config.Work): with many classes and short rows
+// the loops are most of a step.
+func (s *examples) Work() int64 {
+	K := int64(s.K)
+	return 2*s.RP[s.N]*K + int64(s.N)*K*int64(bits.Len64(uint64(K)))
+}
 
 // decision sets s.dec to the K decision values of x_i, bias included,
 // counting K multiply-adds per non-zero.
@@ -154,14 +162,27 @@ type evaluator interface {
 // objective there. As the dual's pass, it scans in chunks on the spare
 // processors up to the first violator (each goroutine with scratch of its
 // own) and goes on sequentially from there.
+//
+// The pass checks for cancellation every Tuning.PollWork operations (a
+// pass over many classes takes minutes) and then returns false at once,
+// its figures incomplete.
 func (s *examples) pass(p evaluator, r *solver.Run, repair bool) bool {
+	done := r.Done()
 	viol, loss, ops, ok := solver.RowPass(s.tune, s.pool, &s.chunks, s.N, s.RP[s.N],
 		func(bool) func(lo, hi int) solver.Chunk {
 			h := p.helper()
-			return func(lo, hi int) solver.Chunk { return scan(h, lo, hi, repair) }
+			return func(lo, hi int) solver.Chunk { return scan(h, lo, hi, repair, done) }
 		},
 		func(first int, viol, loss *float64) {
+			var work int64 // since the last check; the first is at once, after a scan that stopped for it
 			for i := first; i < s.N; i++ {
+				if work >= 0 {
+					work = -s.tune.PollWork
+					if r.Poll() {
+						return
+					}
+				}
+				ops := s.Ops
 				i := int32(i)
 				l, v := p.eval(i)
 				*loss += l
@@ -169,20 +190,36 @@ func (s *examples) pass(p evaluator, r *solver.Run, repair bool) bool {
 				if v > s.eps {
 					r.Repaired(i, p.repair(i, v))
 				}
+				work += s.Ops - ops + int64(s.K)
 			}
 		})
 	s.Ops += ops
 	s.PassViol, s.PassPrimal = viol, solver.Primal(s.W, loss)
+	if r.Poll() {
+		return false
+	}
 	return repair && ok || !repair && viol <= s.eps
 }
 
 // scan evaluates examples [lo, hi) at the current point with h, a
 // goroutine's copy. With repair it stops at the first example whose
-// violation exceeds eps and leaves it out.
-func scan(h evaluator, lo, hi int, repair bool) solver.Chunk {
+// violation exceeds eps and leaves it out; once done is closed, at the
+// next check, every Tuning.PollWork operations (the pass's rest then
+// stops as well).
+func scan(h evaluator, lo, hi int, repair bool, done <-chan struct{}) solver.Chunk {
 	s := h.base()
 	c := solver.Chunk{Stop: -1}
+	var work int64
 	for i := lo; i < hi; i++ {
+		if work >= s.tune.PollWork {
+			work = 0
+			select {
+			case <-done:
+				c.Stop = i
+				return c
+			default:
+			}
+		}
 		ops := s.Ops
 		l, v := h.eval(int32(i))
 		if repair && v > s.eps {
@@ -193,6 +230,7 @@ func scan(h evaluator, lo, hi int, repair bool) solver.Chunk {
 		c.Viol = max(c.Viol, v)
 		c.Loss += l
 		c.Ops += s.Ops - ops
+		work += s.Ops - ops + int64(s.K)
 	}
 	return c
 }

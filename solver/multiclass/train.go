@@ -78,6 +78,17 @@ func train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.R
 		return nil, nil, nil, err
 	}
 	K := len(labels)
+	// The duals, Alpha (and perm when CS shrinks), are K values per example.
+	perClass, what := uint64(8), "the Weston–Watkins SVM"
+	if s.Crammer {
+		what = "the Crammer–Singer SVM"
+		if (s.Select == solver.Shrink || s.Select == solver.ACFShrink) && K <= maxShrinkClasses {
+			perClass += 2
+		}
+	}
+	if err := fit.CheckDuals(d, perClass, what, K); err != nil {
+		return nil, nil, nil, err
+	}
 	if uint64(d.Features+1)*uint64(K) > math.MaxInt || uint64(d.Rows)*uint64(K) > math.MaxInt {
 		return nil, nil, nil, fmt.Errorf("%d examples and %d features × %d classes are too many for this platform", d.Rows, d.Features, K)
 	}
@@ -121,6 +132,7 @@ func train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.R
 
 	r := solver.NewRun(prob, cfg)
 	converged, measured := r.Settle(prob, r.Solve(cfg.Seed))
+	measured = measured && !r.Cancelled() // cancelled in Settle's pass: its figures are partial
 	ex := prob.base()
 	viol, primal := fit.Measured(r, measured, ex.PassViol, ex.PassPrimal)
 	// Stopped short of the small-problem target at a point within the
@@ -131,11 +143,17 @@ func train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.R
 		rows++
 	}
 	m := &model.Model{Labels: labels, NumFeature: d.Features, Bias: s.Bias, NrW: K, W: ex.W[: rows*K : rows*K]}
-	res.Objective = prob.Objective()
+	// A cancelled run stops at once: recomputing the objective reads all
+	// N·K duals (gigabytes with many classes), so it reports the one the
+	// steps' exact gains tracked.
+	res.Objective = r.Obj
+	if !r.Cancelled() {
+		res.Objective = prob.Objective()
+	}
 	res.SetRun(r, ex.Ops, converged, viol, primal)
 	res.NNZW = m.NNZ()
 	if cs, ok := prob.(*CS); ok {
-		res.SupportVectors = cs.SupportVectors()
+		res.SupportVectors = cs.SupportVectors(r.Cancelled())
 	}
 	m.Partial = !res.Converged || res.Cancelled
 	res.Seconds = time.Since(start).Seconds()

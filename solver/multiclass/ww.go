@@ -186,17 +186,29 @@ func (s *WW) blockStep(i int32, viol float64) float64 {
 	// gain = −(gᵀδ + ½ q (‖δ‖² + (1ᵀδ)²)); then turn δ into the AxpyK
 	// coefficients: −δ_c for c ≠ y_i, Σδ for y_i.
 	var gd, dd, sum float64
+	moved := false
 	for c, dl := range coef {
 		gd += float64(g[c] * dl)
 		dd += float64(dl * dl)
 		sum += dl
+		moved = moved || dl != 0
 		coef[c] = -dl
 	}
-	if dd == 0 {
+	// Not dd == 0: steps of about 1/q_i square to 0 from values of 1e77
+	// on, and α moved while W did not.
+	if !moved {
 		return 0
 	}
 	coef[y] = sum
 	s.update(i)
+	if q > farBound {
+		// q·δ² as (q·δ)·δ, which does not underflow.
+		var qdd float64
+		for _, dl := range coef {
+			qdd += float64(float64(q*dl) * dl)
+		}
+		return -(gd + float64(0.5*qdd))
+	}
 	return -(gd + float64(0.5*q*(dd+float64(sum*sum))))
 }
 
