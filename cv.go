@@ -56,6 +56,9 @@ func CrossValidate(ctx context.Context, d *Dataset, p Params, nfolds int) (res *
 	if err := kernel.EnvError(); err != nil {
 		return nil, err
 	}
+	if err := checkArgs(ctx, d); err != nil {
+		return nil, err
+	}
 	defer fault.Guard()()
 	defer fault.Recover(source(d), &err)
 	if err := checkFolds(d, "folds", nfolds); err != nil {
@@ -216,11 +219,18 @@ type CVPathResult struct {
 
 // FoldIDs returns cv.glmnet's default fold assignment for rows rows:
 // rep(1:folds, length = rows) in an order shuffled by seed (0: DefaultSeed).
-func FoldIDs(rows, nfolds int, seed uint64) []int {
+// It needs rows ≥ 0 and 1 ≤ nfolds.
+func FoldIDs(rows, nfolds int, seed uint64) ([]int, error) {
+	if rows < 0 {
+		return nil, paramError("rows", rows, "a row count cannot be negative")
+	}
+	if nfolds < 1 {
+		return nil, paramError("nfolds", nfolds, "folds are numbered from 1: at least 1 is needed")
+	}
 	if seed == 0 {
 		seed = DefaultSeed
 	}
-	return folds.IDs(rows, nfolds, seed)
+	return folds.IDs(rows, nfolds, seed), nil
 }
 
 // CrossValidatePath is cv.glmnet for the LASSO (and the elastic net of
@@ -237,6 +247,9 @@ func FoldIDs(rows, nfolds int, seed uint64) []int {
 // When ctx is cancelled it returns an error wrapping ctx.Err().
 func CrossValidatePath(ctx context.Context, d *Dataset, p Params, o CVPathOptions) (res *CVPathResult, err error) {
 	if err := kernel.EnvError(); err != nil {
+		return nil, err
+	}
+	if err := checkArgs(ctx, d); err != nil {
 		return nil, err
 	}
 	defer fault.Guard()()
@@ -305,7 +318,8 @@ func cvFolds(d *Dataset, seed uint64, o CVPathOptions) ([]int, int, error) {
 		if err := checkFolds(d, "CVPathOptions.Folds", k); err != nil {
 			return nil, 0, err
 		}
-		return FoldIDs(d.Rows, k, seed), k, nil
+		ids, err := FoldIDs(d.Rows, k, seed)
+		return ids, k, err
 	}
 	k, bad, reason := folds.CheckIDs(o.FoldID, d.Rows)
 	if reason != "" {

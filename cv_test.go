@@ -442,7 +442,15 @@ func TestCrossValidatePathByHand(t *testing.T) {
 }
 
 func TestFoldIDs(t *testing.T) {
-	a := FoldIDs(103, 10, 7)
+	ids := func(rows, nfolds int, seed uint64) []int {
+		t.Helper()
+		id, err := FoldIDs(rows, nfolds, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	a := ids(103, 10, 7)
 	count := map[int]int{}
 	for _, f := range a {
 		count[f]++
@@ -452,7 +460,7 @@ func TestFoldIDs(t *testing.T) {
 			t.Errorf("fold %d has %d rows of 103", f, c)
 		}
 	}
-	b, c := FoldIDs(103, 10, 7), FoldIDs(103, 10, 8)
+	b, c := ids(103, 10, 7), ids(103, 10, 8)
 	same, other := true, true
 	for i := range a {
 		same = same && a[i] == b[i]

@@ -1,6 +1,11 @@
 package acfcd
 
-import dataio "github.com/acfcd/acfcd/io"
+import (
+	"errors"
+	"fmt"
+
+	dataio "github.com/acfcd/acfcd/io"
+)
 
 // Evaluation is how a model predicts a dataset, as liblinear-predict
 // reports it.
@@ -21,6 +26,15 @@ type Evaluation struct {
 // ignored and labels the model does not know count as errors, as with
 // liblinear-predict.
 func Evaluate(m *Model, d *Dataset) (*Evaluation, error) {
+	if m == nil || d == nil {
+		return nil, errors.New("evaluate: nil model or dataset")
+	}
+	if err := m.Check(); err != nil {
+		return nil, fmt.Errorf("evaluate: %w", err)
+	}
+	if err := d.Check(); err != nil {
+		return nil, fmt.Errorf("evaluate: %w", err)
+	}
 	if d.Value == nil && d.Rows > 0 {
 		return nil, &DataError{Msg: d.Source + ": prediction needs float64 values", Hint: dataio.Hint{Option: "Options.Float32", Text: "read without %s"}}
 	}

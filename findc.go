@@ -73,6 +73,9 @@ func FindC(ctx context.Context, d *Dataset, p Params, nfolds int, opt SearchOpti
 	if err := kernel.EnvError(); err != nil {
 		return nil, err
 	}
+	if err := checkArgs(ctx, d); err != nil {
+		return nil, err
+	}
 	defer fault.Guard()()
 	defer fault.Recover(source(d), &err)
 	switch p.Problem {

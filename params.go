@@ -1,7 +1,9 @@
 package acfcd
 
 import (
+	"context"
 	"encoding"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -65,6 +67,10 @@ func (p *Params) resolve() error {
 		return paramError("Params.Bias", p.Bias, "must be a finite number")
 	}
 	for lab, w := range p.Weights {
+		if !finite(lab) {
+			// A NaN key matches no label, not even itself in a map.
+			return paramError("Params.Weights", lab, "a class label must be a finite number (the key of a weight)")
+		}
 		if !(w > 0) || math.IsInf(w, 0) {
 			return paramError("Params.Weights", w, "the weight of class %g must be a positive finite number", lab)
 		}
@@ -183,4 +189,16 @@ func (p *Params) spec(pool *procs.Pool) fit.Spec {
 func (p *Params) lassoSpec(s fit.Spec) lasso.Spec {
 	return lasso.Spec{Spec: s, Lambda: p.Lambda, Alpha: p.Alpha, Intercept: p.Intercept, Standardize: p.Standardize,
 		GapTol: p.GapTol, Thresh: p.Thresh}
+}
+
+// checkArgs refuses what no call can work with and would otherwise panic,
+// for some calls in a worker goroutine where the caller cannot recover.
+func checkArgs(ctx context.Context, d *Dataset) error {
+	if ctx == nil {
+		return errors.New("nil context: pass context.Background() or a context of your own")
+	}
+	if d == nil {
+		return errors.New("nil dataset")
+	}
+	return nil
 }

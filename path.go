@@ -2,8 +2,10 @@ package acfcd
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"runtime"
+	"unsafe"
 
 	"github.com/acfcd/acfcd/internal/fault"
 	"github.com/acfcd/acfcd/internal/procs"
@@ -31,6 +33,9 @@ const (
 // intercept). The values are the same bits on every architecture.
 func LambdaSequence(d *Dataset, p Params, n int, ratio float64) ([]float64, error) {
 	if err := kernel.EnvError(); err != nil {
+		return nil, err
+	}
+	if err := checkArgs(context.Background(), d); err != nil {
 		return nil, err
 	}
 	n, ratio, err := pathDefaults(d, n, ratio)
@@ -62,7 +67,22 @@ func pathDefaults(d *Dataset, n int, ratio float64) (int, float64, error) {
 	if !(ratio > 0 && ratio <= 1) {
 		return 0, 0, paramError("ratio", ratio, "λ_min/λ_max must be in (0, 1] (0: glmnet's default)")
 	}
+	if n > lasso.MaxPathLength {
+		return 0, 0, paramError("n", n, "a path takes at most %d λ (glmnet's default is %d): neighbouring λ of this one would differ by %.3g%% "+
+			"and its points need %s of memory; a few hundred cover the range of λ_min/λ_max",
+			lasso.MaxPathLength, DefaultPathLength, -100*math.Expm1(math.Log(ratio)/float64(n-1)), pathBytes(d, n))
+	}
 	return n, ratio, nil
+}
+
+// pathBytes describes the memory of a path of n points on d: each keeps
+// its λ and a model of d.Features+1 weights.
+func pathBytes(d *Dataset, n int) string {
+	b := float64(n) * (8 + float64(unsafe.Sizeof(PathPoint{})) + float64(unsafe.Sizeof(Model{})) + float64(8*float64(d.Features+1)))
+	if b >= 1<<30 {
+		return fmt.Sprintf("%.3g GiB", b/(1<<30))
+	}
+	return fmt.Sprintf("%.1f MiB", b/(1<<20))
 }
 
 // TrainPath fits the LASSO (whatever p.Problem says; the elastic net with
@@ -77,6 +97,9 @@ func pathDefaults(d *Dataset, n int, ratio float64) (int, float64, error) {
 // ctx.Err().
 func TrainPath(ctx context.Context, d *Dataset, p Params, n int, ratio float64) (pts []PathPoint, err error) {
 	if err := kernel.EnvError(); err != nil {
+		return nil, err
+	}
+	if err := checkArgs(ctx, d); err != nil {
 		return nil, err
 	}
 	defer fault.Guard()()
@@ -106,6 +129,9 @@ func TrainPath(ctx context.Context, d *Dataset, p Params, n int, ratio float64) 
 // ctx.Err().
 func TrainPathLambdas(ctx context.Context, d *Dataset, p Params, lambdas []float64) (pts []PathPoint, err error) {
 	if err := kernel.EnvError(); err != nil {
+		return nil, err
+	}
+	if err := checkArgs(ctx, d); err != nil {
 		return nil, err
 	}
 	defer fault.Guard()()

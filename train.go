@@ -107,6 +107,9 @@ func trainLasso(ctx context.Context, d *Dataset, p *Params, s fit.Spec) (*Model,
 // When ctx is cancelled, Train returns the model reached so far (Partial
 // set) and its Result (Cancelled set) with an error wrapping ctx.Err().
 func Train(ctx context.Context, d *Dataset, p Params) (*Model, *Result, error) {
+	if err := checkArgs(ctx, d); err != nil {
+		return nil, nil, err
+	}
 	return trainWith(ctx, d, p, procs.NewPool(runtime.GOMAXPROCS(0)-1))
 }
 

@@ -71,7 +71,10 @@ func runCV(ctx context.Context, o *options, ws *benchkit.Workspace, scripts, ava
 	defer d.Close()
 	row := &cvRow{Set: name, Folds: o.Folds, Status: "ok", GlmnetS: math.NaN(), GMin: math.NaN(), G1SE: math.NaN(),
 		MinSteps: math.NaN(), SE1Steps: math.NaN(), MaxCVMDiff: math.NaN(), RuleSec: math.NaN(), RuleMin: math.NaN(), RuleMinSteps: math.NaN()}
-	ids := acfcd.FoldIDs(d.Rows, o.Folds, o.Seed)
+	ids, err := acfcd.FoldIDs(d.Rows, o.Folds, o.Seed)
+	if err != nil {
+		return nil, err
+	}
 	o.logf("%s: cross-validation, acfcd", name)
 	p := acfcd.Params{Problem: acfcd.Lasso, Intercept: true, Seed: o.Seed}
 	start := time.Now()
