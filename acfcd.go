@@ -1,26 +1,43 @@
 // Package acfcd trains sparse linear models by coordinate descent whose
 // coordinate frequencies adapt online (ACF: Glasmachers & Dogan,
-// "Coordinate Descent with Online Adaptation of Coordinate Frequencies"):
-// linear SVMs with the hinge and squared hinge loss and logistic
-// regression (liblinear's -s 3, 1 and 7, by dual coordinate descent), the
-// LASSO (by primal coordinate descent over features, also along a path of
-// λ) and the Weston–Watkins multi-class SVM. Models use liblinear's file
-// format, so liblinear-predict reads them.
+// "Coordinate Descent with Online Adaptation of Coordinate Frequencies"),
+// with liblinear's problems and file format, so liblinear-predict reads
+// the models. The problems (Problem, named after liblinear's -s numbers,
+// which are their values):
+//
+//   - -s 0 LogisticPrimal, 2 SquaredHingePrimal, 11 SquaredSVRPrimal: the
+//     L2-regularised primal problems, by Newton's method;
+//   - -s 1 SquaredHingeDual, 3 HingeDual, 7 LogisticDual: the linear SVMs
+//     with the squared hinge and the hinge loss and logistic regression,
+//     by dual coordinate descent;
+//   - -s 12 SquaredSVRDual, 13 SVRDual: support vector regression, and
+//     -s 21 OneClassSVM, by dual coordinate descent;
+//   - -s 4 CrammerSinger and acfcd's WestonWatkins (-s ww): multi-class
+//     SVMs by dual subspace descent over examples;
+//   - -s 5 L1SquaredHinge, 6 L1Logistic: L1-regularised classifiers, by
+//     primal coordinate descent over features;
+//   - acfcd's Lasso (-s lasso): the LASSO and elastic net, by primal
+//     coordinate descent over features, also along a path of λ.
 //
 // This package is the front door; the command acfcd and the benchmarks use
 // it too:
 //
 //	d, err := acfcd.Load("train.svm", acfcd.Options{})
 //	if err != nil { ... }
-//	m, res, err := acfcd.Train(ctx, d, acfcd.Params{C: 10})  // -s 1, as liblinear-train -c 10
+//	p := acfcd.Params{Problem: acfcd.SquaredHingeDual, C: 10} // liblinear-train -s 1 -c 10
+//	m, res, err := acfcd.Train(ctx, d, p)
 //	if err != nil { ... }
 //	label := m.Predict(idx, val)
 //	err = m.Save("train.model")
 //
-// The zero Params is `acfcd train`'s defaults: -s 1, C = 1, no bias, the
-// problem's default tolerance, the default selection and seed, so that the
-// library and the command give the same model bit for bit for the same
-// settings (the same seed always gives the same model).
+// A Problem's value is its -s number, so Problem(3) is -s 3 (HingeDual), as
+// a liblinear user expects; acfcd's own, Lasso and WestonWatkins, are 100
+// and 101. The zero Params is therefore -s 0 (LogisticPrimal), liblinear's
+// numbering, while acfcd train's default is -s 1, liblinear-train's: set
+// Problem: SquaredHingeDual to get the command's defaults. Apart from the
+// problem, every zero field of Params means the command's default (see
+// Params), so that the library and the command give the same model bit for
+// bit for the same settings (the same seed always gives the same model).
 //
 // Cancellation: Train, TrainPath and CrossValidate stop soon after ctx is
 // cancelled (the solvers poll it about every million non-zeros they
@@ -45,55 +62,77 @@ import (
 	"github.com/acfcd/acfcd/solver/lasso"
 )
 
-// Problem is what Train fits: liblinear's solver types, named after its -s
-// numbers, and acfcd's own. The zero value is -s 1, liblinear's default.
+// Problem is what Train fits: liblinear's solver types, whose values are
+// liblinear's -s numbers (Problem(3) is -s 3, HingeDual), and acfcd's own,
+// Lasso and WestonWatkins, numbered 100 and 101, beyond liblinear's range
+// (0 to 21 so far) so that a later liblinear number cannot collide with
+// them. The zero value is -s 0, LogisticPrimal, as in liblinear's
+// numbering; acfcd train's default is -s 1 (SquaredHingeDual). A value
+// that names no problem is refused by Params.Check and Train.
 type Problem uint8
 
 const (
-	// SquaredHingeDual is -s 1 (L2R_L2LOSS_SVC_DUAL): the L2-regularised
-	// SVM with the squared hinge loss, by dual coordinate descent.
-	SquaredHingeDual Problem = iota
-	// HingeDual is -s 3 (L2R_L1LOSS_SVC_DUAL): the SVM with the hinge loss.
-	HingeDual
-	// LogisticDual is -s 7 (L2R_LR_DUAL): logistic regression.
-	LogisticDual
-	// Lasso is -s lasso: min ½‖Xw − y‖² + λ‖w‖₁ by primal coordinate
-	// descent over features (Params.Lambda, Params.Intercept).
-	Lasso
-	// WestonWatkins is -s ww (MCSVM_WW): the Weston–Watkins multi-class
-	// SVM by dual subspace descent over examples.
-	WestonWatkins
 	// LogisticPrimal is -s 0 (L2R_LR): L2-regularised logistic regression
 	// in the primal, by Newton's method.
-	LogisticPrimal
+	LogisticPrimal Problem = 0
+	// SquaredHingeDual is -s 1 (L2R_L2LOSS_SVC_DUAL): the L2-regularised
+	// SVM with the squared hinge loss, by dual coordinate descent.
+	SquaredHingeDual Problem = 1
 	// SquaredHingePrimal is -s 2 (L2R_L2LOSS_SVC): the squared-hinge SVM
 	// in the primal, by Newton's method.
-	SquaredHingePrimal
+	SquaredHingePrimal Problem = 2
+	// HingeDual is -s 3 (L2R_L1LOSS_SVC_DUAL): the SVM with the hinge loss.
+	HingeDual Problem = 3
 	// CrammerSinger is -s 4 (MCSVM_CS): the Crammer–Singer multi-class
 	// SVM by dual subspace descent over examples.
-	CrammerSinger
+	CrammerSinger Problem = 4
 	// L1SquaredHinge is -s 5 (L1R_L2LOSS_SVC): the L1-regularised
 	// squared-hinge SVM, by primal coordinate descent over features.
-	L1SquaredHinge
+	L1SquaredHinge Problem = 5
 	// L1Logistic is -s 6 (L1R_LR): L1-regularised logistic regression, by
 	// primal coordinate descent over features (newGLMNET).
-	L1Logistic
+	L1Logistic Problem = 6
+	// LogisticDual is -s 7 (L2R_LR_DUAL): logistic regression.
+	LogisticDual Problem = 7
 	// SquaredSVRPrimal is -s 11 (L2R_L2LOSS_SVR): support vector
 	// regression with the squared ε-insensitive loss, in the primal.
-	SquaredSVRPrimal
+	SquaredSVRPrimal Problem = 11
 	// SquaredSVRDual is -s 12 (L2R_L2LOSS_SVR_DUAL): the same by dual
 	// coordinate descent.
-	SquaredSVRDual
+	SquaredSVRDual Problem = 12
 	// SVRDual is -s 13 (L2R_L1LOSS_SVR_DUAL): support vector regression
 	// with the ε-insensitive loss, by dual coordinate descent.
-	SVRDual
+	SVRDual Problem = 13
 	// OneClassSVM is -s 21 (ONECLASS_SVM): the one-class SVM of
 	// liblinear 2.40 (Params.Nu), by dual coordinate descent.
-	OneClassSVM
+	OneClassSVM Problem = 21
+	// Lasso is -s lasso, acfcd's own (value 100): min ½‖Xw − y‖² + λ‖w‖₁
+	// by primal coordinate descent over features (Params.Lambda, which
+	// Train needs > 0; Params.Intercept).
+	Lasso Problem = 100
+	// WestonWatkins is -s ww (MCSVM_WW), acfcd's own (value 101): the
+	// Weston–Watkins multi-class SVM by dual subspace descent over
+	// examples.
+	WestonWatkins Problem = 101
 )
 
+// known reports whether p names a problem (the families table has holes
+// between liblinear's numbers).
+func (p Problem) known() bool { return int(p) < len(families) && families[p].train != nil }
+
+// problems lists the problems in increasing order of their values.
+func problems() []Problem {
+	var ps []Problem
+	for p := range Problem(len(families)) {
+		if p.known() {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
 func (p Problem) solverType() (model.SolverType, bool) {
-	if int(p) >= len(families) {
+	if !p.known() {
 		return model.SolverType{}, false
 	}
 	return model.SolverTypeByFlag(families[p].flag)
@@ -118,7 +157,7 @@ func (p Problem) Flag() string {
 // ParseProblem returns the problem named s: a value of -s ("1", "3", "7",
 // "lasso", "ww") or a solver_type name ("L2R_LR_DUAL").
 func ParseProblem(s string) (Problem, error) {
-	for p := range Problem(len(families)) {
+	for _, p := range problems() {
 		st, _ := p.solverType()
 		if s == st.Flag || s == st.Name {
 			return p, nil
@@ -193,9 +232,30 @@ const (
 )
 
 // Params are the training options, named after liblinear-train's flags.
-// The zero value is valid and means acfcd train's defaults.
+// The zero value is valid. What a zero field means, for every field:
+//
+//   - Problem: -s 0, LogisticPrimal (Problem's values are liblinear's -s
+//     numbers); acfcd train's default is -s 1, SquaredHingeDual.
+//   - C: 1. Eps: the problem's default tolerance (see Eps).
+//   - Bias: no bias feature (as any negative Bias). liblinear's -B 0, a
+//     bias feature of value 0 that writes "bias 0" to the model file, is
+//     ZeroBias.
+//   - Weights: every class weighs 1.
+//   - Select: AutoSelection, the problem's default. Seed: DefaultSeed.
+//   - MaxEpochs: DefaultMaxEpochs (DefaultLassoMaxEpochs for the LASSO).
+//   - ACF: the paper's defaults.
+//   - Lambda: none; Train and CrossValidate refuse the LASSO without a
+//     Lambda > 0 (TrainPath, TrainPathLambdas and CrossValidatePath choose
+//     λ, and Check takes it for them).
+//   - Alpha: 1, the LASSO without a ridge part.
+//   - P: DefaultP = 0.1, not ε = 0 (a negative P means ε = 0), as
+//     liblinear's -p. Nu: DefaultNu.
+//   - GapTol and Thresh: the LASSO's default stopping rule (see GapTol).
+//   - ZeroBias, Intercept, Standardize, UnregularizedBias, NoFallback:
+//     off. Progress and PathProgress: no calls.
 type Params struct {
-	// Problem is liblinear's -s (default -s 1).
+	// Problem is liblinear's -s: the zero value is -s 0 (LogisticPrimal),
+	// not acfcd train's default -s 1 (SquaredHingeDual).
 	Problem Problem
 	// C is the cost; 0 means 1, as liblinear's default.
 	C float64
@@ -211,7 +271,7 @@ type Params struct {
 	Eps float64
 	// Bias > 0 gives every example an extra feature of this value
 	// (liblinear's -B; its weight is regularised, as in liblinear); 0 and
-	// negative values give none.
+	// negative values give none. For liblinear's -B 0 set ZeroBias.
 	Bias float64
 	// ZeroBias, with no positive Bias, gives the model liblinear's layout
 	// for -B 0: a bias feature of value 0, which changes no weight, only
@@ -257,7 +317,7 @@ type Params struct {
 	// model's weights are reported on the original scale.
 	Standardize bool
 	// P is the ε of the SVRs' ε-insensitive loss (liblinear's -p): 0 means
-	// DefaultP; a negative P means ε = 0.
+	// DefaultP (0.1), not ε = 0; a negative P means ε = 0.
 	P float64
 	// Nu is the one-class SVM's ν in (0, 1] (liblinear's -n): 0 means
 	// DefaultNu.
@@ -289,8 +349,13 @@ type Params struct {
 	NoFallback bool
 	// Progress, if set, is called about once per epoch. One-vs-rest
 	// classes and cross-validation folds train in parallel, so calls may
-	// come from several goroutines, but never two at once.
+	// come from several goroutines, but never two at once. On a LASSO path
+	// Progress.Point and Lambda say which λ is being fitted.
 	Progress func(Progress)
+	// PathProgress, if set, is called by TrainPath, TrainPathLambdas and
+	// CrossValidatePath (for the path on the whole data) with each point
+	// as soon as it is done, in order, from the calling goroutine.
+	PathProgress func(PathPoint)
 
 	trace func(format string, args ...any) // tests: a line per pass and finisher step
 	warm  any                              // FindC: a fold's solutions at the previous C (the family's type)
@@ -303,5 +368,8 @@ type Progress = fit.Progress
 // option of Options that would change that in its Hint.
 type DataError = fit.DataError
 
-// Result describes a training run (see fit.Result for its fields).
+// Result describes a training run (see fit.Result for its fields). Its
+// Iterations count coordinate steps, not liblinear's #iter: that is
+// Epochs, the sweeps over the coordinates (for the ACF selections,
+// steps/n rounded up).
 type Result = fit.Result

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -53,9 +54,6 @@ func TestProblemNames(t *testing.T) {
 		if err != nil || string(j) != `{"s":"`+c.flag+`"}` || json.Unmarshal(j, &back) != nil || back["s"] != c.p {
 			t.Errorf("%v: JSON %s, %v; back %v", c.p, j, err, back)
 		}
-	}
-	if Problem(0) != SquaredHingeDual {
-		t.Error("the zero Problem is not -s 1")
 	}
 	if s := Problem(99).String(); s != "Problem(99)" {
 		t.Errorf("Problem(99).String() = %q", s)
@@ -109,9 +107,91 @@ func TestSelectionNames(t *testing.T) {
 	}
 }
 
-// TestZeroParams: the zero Params is -s 1 with C = 1, no bias, eps 0.1,
-// acf+shrink and seed 1, bit for bit; Seed 0 is seed 1 and Bias 0 is no
-// bias.
+// TestProblemValues: a Problem's value is liblinear's -s number, so that
+// Problem(3) is -s 3 as a liblinear user expects, acfcd's own lie beyond
+// liblinear's numbers, and a value that names no problem is refused.
+func TestProblemValues(t *testing.T) {
+	for _, c := range []struct {
+		p Problem
+		s int
+	}{
+		{LogisticPrimal, 0}, {SquaredHingeDual, 1}, {SquaredHingePrimal, 2}, {HingeDual, 3}, {CrammerSinger, 4},
+		{L1SquaredHinge, 5}, {L1Logistic, 6}, {LogisticDual, 7}, {SquaredSVRPrimal, 11}, {SquaredSVRDual, 12},
+		{SVRDual, 13}, {OneClassSVM, 21},
+	} {
+		if int(c.p) != c.s || c.p.Flag() != strconv.Itoa(c.s) {
+			t.Errorf("%v = %d, flag %q; want %d", c.p, int(c.p), c.p.Flag(), c.s)
+		}
+		if got, err := ParseProblem(strconv.Itoa(c.s)); err != nil || int(got) != c.s {
+			t.Errorf("ParseProblem(%d) = %d, %v", c.s, int(got), err)
+		}
+	}
+	if Lasso != 100 || WestonWatkins != 101 {
+		t.Errorf("Lasso = %d, WestonWatkins = %d; want 100 and 101", int(Lasso), int(WestonWatkins))
+	}
+	if s := Problem(3).String(); s != "L2R_L1LOSS_SVC_DUAL" {
+		t.Errorf("Problem(3).String() = %q, want L2R_L1LOSS_SVC_DUAL", s)
+	}
+	d := synth.Classes(synth.ClassesConfig{Seed: 83, Rows: 100, Feats: 10, Density: 0.4, Labels: []float64{1, -1}, Noise: 0.1})
+	m, _, err := Train(context.Background(), d, Params{Problem: Problem(3)})
+	if err != nil || m.SolverType != "L2R_L1LOSS_SVC_DUAL" {
+		t.Errorf("Params{Problem: Problem(3)}: %v, solver %v", err, m)
+	}
+	const values = "0 (L2R_LR), 1 (L2R_L2LOSS_SVC_DUAL), 2 (L2R_L2LOSS_SVC), 3 (L2R_L1LOSS_SVC_DUAL), 4 (MCSVM_CS), " +
+		"5 (L1R_L2LOSS_SVC), 6 (L1R_LR), 7 (L2R_LR_DUAL), 11 (L2R_L2LOSS_SVR), 12 (L2R_L2LOSS_SVR_DUAL), " +
+		"13 (L2R_L1LOSS_SVR_DUAL), 21 (ONECLASS_SVM), 100 (LASSO), 101 (MCSVM_WW)"
+	for _, v := range []int{8, 10, 14, 20, 22, 99, 102, 255} {
+		p := Params{Problem: Problem(v)}
+		want := "Params.Problem = " + strconv.Itoa(v) + ": not a problem; the values are " + values
+		_, _, err := Train(context.Background(), d, p)
+		var pe *ParamError
+		if !errors.As(err, &pe) || pe.Param != "Params.Problem" || err.Error() != want {
+			t.Errorf("Problem(%d): Train error %v\nwant %s", v, err, want)
+		}
+		if err := p.Check(); err == nil || err.Error() != want {
+			t.Errorf("Problem(%d): Check %v", v, err)
+		}
+	}
+}
+
+// TestLassoNeedsLambda: Train and CrossValidate refuse the LASSO without
+// λ (it would run to its epoch cap fitting least squares), as acfcd train
+// does; the path functions, which choose λ themselves, and so Check, take
+// such Params.
+func TestLassoNeedsLambda(t *testing.T) {
+	d := synth.Classes(synth.ClassesConfig{Seed: 84, Rows: 60, Feats: 8, Density: 0.5, Labels: []float64{1, -1}, Noise: 0.1})
+	ctx := context.Background()
+	p := Params{Problem: Lasso}
+	const want = "Params.Lambda = 0: the LASSO needs a penalty λ > 0 (TrainPath, TrainPathLambdas and CrossValidatePath choose λ themselves)"
+	_, _, err := Train(ctx, d, p)
+	var pe *ParamError
+	if !errors.As(err, &pe) || pe.Param != "Params.Lambda" || err.Error() != want {
+		t.Errorf("Train: %v\nwant %s", err, want)
+	}
+	if err := p.Check(); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+	if _, err := CrossValidate(ctx, d, p, 3); err == nil || err.Error() != want {
+		t.Errorf("CrossValidate: %v", err)
+	}
+	if pts, err := TrainPath(ctx, d, p, 3, 0); err != nil || len(pts) == 0 {
+		t.Errorf("TrainPath: %d points, %v", len(pts), err)
+	}
+	if pts, err := TrainPathLambdas(ctx, d, p, []float64{1, 0.5}); err != nil || len(pts) != 2 {
+		t.Errorf("TrainPathLambdas: %d points, %v", len(pts), err)
+	}
+	if _, err := CrossValidatePath(ctx, d, p, CVPathOptions{Folds: 3, N: 3}); err != nil {
+		t.Errorf("CrossValidatePath: %v", err)
+	}
+	if _, _, err := Train(ctx, d, Params{Problem: Lasso, Lambda: 0.5}); err != nil {
+		t.Errorf("Lambda 0.5: %v", err)
+	}
+}
+
+// TestZeroParams: the zero Params is -s 0 (liblinear's numbering) with
+// C = 1, no bias, eps 0.01 and seed 1; Params{Problem: SquaredHingeDual}
+// is acfcd train's defaults, bit for bit: C = 1, no bias, eps 0.1,
+// acf+shrink and seed 1; Seed 0 is seed 1 and Bias 0 is no bias.
 func TestZeroParams(t *testing.T) {
 	d := synth.Classes(synth.ClassesConfig{Seed: 81, Rows: 300, Feats: 20, Density: 0.3, Labels: []float64{1, -1}, Noise: 0.1})
 	train := func(p Params) (*Model, *Result) {
@@ -122,30 +202,35 @@ func TestZeroParams(t *testing.T) {
 		}
 		return m, res
 	}
-	m0, r0 := train(Params{})
+	mz, rz := train(Params{})
+	if mz.SolverType != "L2R_LR" || rz.Solver != "L2R_LR" || rz.C != 1 || rz.Eps != 0.01 || mz.Bias != -1 || !rz.Converged {
+		t.Errorf("zero Params: solver %q bias %v, result %+v", mz.SolverType, mz.Bias, rz)
+	}
+	m0, r0 := train(Params{Problem: SquaredHingeDual})
 	if m0.SolverType != "L2R_L2LOSS_SVC_DUAL" || m0.NrW != 1 || m0.Bias != -1 || len(m0.W) != d.Features || m0.Partial {
-		t.Errorf("zero Params: solver %q NrW %d bias %v %d weights for %d features, partial %v",
+		t.Errorf("-s 1 defaults: solver %q NrW %d bias %v %d weights for %d features, partial %v",
 			m0.SolverType, m0.NrW, m0.Bias, len(m0.W), d.Features, m0.Partial)
 	}
 	if r0.Solver != "L2R_L2LOSS_SVC_DUAL" || r0.C != 1 || r0.Eps != 0.1 || r0.Select != "acf+shrink" || !r0.Converged {
-		t.Errorf("zero Params: %+v", r0)
+		t.Errorf("-s 1 defaults: %+v", r0)
 	}
+	const s1 = SquaredHingeDual
 	for _, c := range []struct {
 		name string
 		p    Params
 		same bool
 	}{
-		{"explicit defaults", Params{Problem: SquaredHingeDual, C: 1, Seed: DefaultSeed}, true},
-		{"eps and selection", Params{Eps: 0.1, Select: ACFShrink, MaxEpochs: DefaultMaxEpochs}, true},
-		{"seed 1", Params{Seed: 1}, true},
-		{"bias 0", Params{Bias: 0}, true},
-		{"bias -1", Params{Bias: -1}, true},
-		{"C 2", Params{C: 2}, false},
-		{"seed 2", Params{Seed: 2}, false},
+		{"explicit defaults", Params{Problem: s1, C: 1, Seed: DefaultSeed}, true},
+		{"eps and selection", Params{Problem: s1, Eps: 0.1, Select: ACFShrink, MaxEpochs: DefaultMaxEpochs}, true},
+		{"seed 1", Params{Problem: s1, Seed: 1}, true},
+		{"bias 0", Params{Problem: s1, Bias: 0}, true},
+		{"bias -1", Params{Problem: s1, Bias: -1}, true},
+		{"C 2", Params{Problem: s1, C: 2}, false},
+		{"seed 2", Params{Problem: s1, Seed: 2}, false},
 	} {
 		m, _ := train(c.p)
 		if same := m.Bias == m0.Bias && testkit.SameBits(m.W, m0.W); same != c.same {
-			t.Errorf("%s: same model as Params{} %v, want %v", c.name, same, c.same)
+			t.Errorf("%s: same model as Params{Problem: SquaredHingeDual} %v, want %v", c.name, same, c.same)
 		}
 	}
 }

@@ -22,7 +22,7 @@ func tiny() *Dataset {
 // line: a row {1, 1} used to train a model that matched neither reading.
 func TestHandBuiltRowsChecked(t *testing.T) {
 	ctx := context.Background()
-	m, _, err := Train(ctx, tiny(), Params{})
+	m, _, err := Train(ctx, tiny(), Params{Problem: SquaredHingeDual})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,12 +42,12 @@ func TestHandBuiltRowsChecked(t *testing.T) {
 	} {
 		d := tiny()
 		c.edit(d)
-		for _, p := range []Params{{}, {Problem: LogisticPrimal}, {Problem: Lasso, Lambda: 0.1}, {Problem: CrammerSinger}} {
+		for _, p := range []Params{{Problem: SquaredHingeDual}, {Problem: LogisticPrimal}, {Problem: Lasso, Lambda: 0.1}, {Problem: CrammerSinger}} {
 			if _, _, err := Train(ctx, d, p); err == nil || err.Error() != c.want {
 				t.Errorf("%s, %v: Train: %v\nwant %s", c.name, p.Problem, err, c.want)
 			}
 		}
-		if _, err := CrossValidate(ctx, d, Params{}, 2); err == nil || err.Error() != c.want {
+		if _, err := CrossValidate(ctx, d, Params{Problem: SquaredHingeDual}, 2); err == nil || err.Error() != c.want {
 			t.Errorf("%s: CrossValidate: %v", c.name, err)
 		}
 		if _, err := Evaluate(m, d); err == nil || err.Error() != "evaluate: "+c.want {
@@ -61,7 +61,7 @@ func TestHandBuiltRowsChecked(t *testing.T) {
 func TestNoPanics(t *testing.T) {
 	ctx := context.Background()
 	d := tiny()
-	m, _, err := Train(ctx, d, Params{})
+	m, _, err := Train(ctx, d, Params{Problem: SquaredHingeDual})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,10 +72,13 @@ func TestNoPanics(t *testing.T) {
 		call func() error
 		want string
 	}{
-		{"Train(nil ctx)", func() error { _, _, err := Train(nil, d, Params{}); return err }, noCtx},
-		{"Train(nil)", func() error { _, _, err := Train(ctx, nil, Params{}); return err }, "nil dataset"},
-		{"CrossValidate(nil ctx)", func() error { _, err := CrossValidate(nil, d, Params{}, 2); return err }, noCtx},
-		{"FindC(nil ctx)", func() error { _, err := FindC(nil, d, Params{}, 2, SearchOptions{}); return err }, noCtx},
+		{"Train(nil ctx)", func() error { _, _, err := Train(nil, d, Params{Problem: SquaredHingeDual}); return err }, noCtx},
+		{"Train(nil)", func() error { _, _, err := Train(ctx, nil, Params{Problem: SquaredHingeDual}); return err }, "nil dataset"},
+		{"CrossValidate(nil ctx)", func() error { _, err := CrossValidate(nil, d, Params{Problem: SquaredHingeDual}, 2); return err }, noCtx},
+		{"FindC(nil ctx)", func() error {
+			_, err := FindC(nil, d, Params{Problem: SquaredHingeDual}, 2, SearchOptions{})
+			return err
+		}, noCtx},
 		{"CrossValidatePath(nil ctx)", func() error { _, err := CrossValidatePath(nil, d, lasso, CVPathOptions{Folds: 2}); return err }, noCtx},
 		{"TrainPath(nil ctx)", func() error { _, err := TrainPath(nil, d, lasso, 5, 0); return err }, noCtx},
 		{"TrainPath(nil)", func() error { _, err := TrainPath(ctx, nil, lasso, 5, 0); return err }, "nil dataset"},
@@ -225,12 +228,12 @@ func TestMessages(t *testing.T) {
 
 	d := tiny()
 	d.Label = []float64{math.MinInt32, 1, math.MinInt32, 1}
-	if m, _, err := Train(ctx, d, Params{}); err != nil || m.Labels[0] != math.MinInt32 {
+	if m, _, err := Train(ctx, d, Params{Problem: SquaredHingeDual}); err != nil || m.Labels[0] != math.MinInt32 {
 		t.Errorf("label -2147483648: %v", err)
 	}
 	d.Label[2] = math.MinInt32 - 1
 	d.Source = "lab.svm"
-	if _, _, err := Train(ctx, d, Params{}); err == nil || !strings.HasPrefix(err.Error(), "lab.svm: example 3: label -2147483649 is not a class label: classifiers take integer labels in the int32 range [-2147483648, 2147483647]") {
+	if _, _, err := Train(ctx, d, Params{Problem: SquaredHingeDual}); err == nil || !strings.HasPrefix(err.Error(), "lab.svm: example 3: label -2147483649 is not a class label: classifiers take integer labels in the int32 range [-2147483648, 2147483647]") {
 		t.Errorf("label -2147483649: %v", err)
 	}
 
@@ -242,7 +245,7 @@ func TestMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Train(ctx, z, Params{}); err == nil || err.Error() != empty+": no training examples" {
+	if _, _, err := Train(ctx, z, Params{Problem: SquaredHingeDual}); err == nil || err.Error() != empty+": no training examples" {
 		t.Errorf("zero-row cache: %v", err)
 	}
 
@@ -254,20 +257,20 @@ func TestMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _, err := Train(ctx, c, Params{})
+	m, _, err := Train(ctx, c, Params{Problem: SquaredHingeDual})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
 	closed := cache + ": the dataset was closed: Close released the memory-mapped cache that held it"
-	if _, _, err := Train(ctx, c, Params{}); err == nil || err.Error() != closed {
+	if _, _, err := Train(ctx, c, Params{Problem: SquaredHingeDual}); err == nil || err.Error() != closed {
 		t.Errorf("closed cache, Train: %v\nwant %s", err, closed)
 	}
 	if _, err := Evaluate(m, c); err == nil || err.Error() != "evaluate: "+closed {
 		t.Errorf("closed cache, Evaluate: %v", err)
 	}
 
-	p := Params{Weights: map[float64]float64{math.NaN(): 2}}
+	p := Params{Problem: SquaredHingeDual, Weights: map[float64]float64{math.NaN(): 2}}
 	if _, _, err := Train(ctx, tiny(), p); err == nil || err.Error() != "Params.Weights = NaN: a class label must be a finite number (the key of a weight)" {
 		t.Errorf("NaN weight key: %v", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/synth"
@@ -43,7 +42,7 @@ func TestEvaluateClassifier(t *testing.T) {
 		labels []float64
 		p      Params
 	}{
-		{"binary", []float64{-1, 1}, Params{C: 0.5}},
+		{"binary", []float64{-1, 1}, Params{Problem: SquaredHingeDual, C: 0.5}},
 		{"3-class-bias", []float64{2, 7, 5}, Params{Problem: LogisticDual, Bias: 1}},
 	} {
 		train := synth.Classes(synth.ClassesConfig{Seed: 71, Rows: 300, Feats: 20, Density: 0.3, Labels: c.labels, Noise: 0.1})
@@ -150,18 +149,46 @@ func TestEvaluateRegression(t *testing.T) {
 	}
 }
 
-// TestEvaluateFloat32: prediction needs float64 values.
+// TestEvaluateFloat32: a model trained on data read with Options.Float32
+// evaluates that data as loaded, with exactly the predictions, accuracy
+// and MSE of its float64 copy (float32 → float64 is exact), for a
+// classifier, a multi-class model and a regression.
 func TestEvaluateFloat32(t *testing.T) {
-	d := synth.HandRows(false)
-	d.Source = "hand.svm"
-	m, _, err := Train(context.Background(), d, Params{})
+	ctx := context.Background()
+	for _, c := range []struct {
+		name   string
+		labels []float64
+		p      Params
+	}{
+		{"binary", []float64{1, -1}, Params{Problem: SquaredHingeDual}},
+		{"3 classes", []float64{1, 2, 3}, Params{Problem: LogisticDual, Bias: 1}},
+		{"regression", []float64{1, -1}, Params{Problem: SquaredSVRDual}},
+	} {
+		d := synth.Classes(synth.ClassesConfig{Seed: 73, Rows: 200, Feats: 15, Density: 0.4, Labels: c.labels, Noise: 0.2, Scale: 1.7})
+		d32, d64 := synth.Float32Copies(d)
+		m, _, err := Train(ctx, d32, c.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e32, err := Evaluate(m, d32)
+		if err != nil {
+			t.Fatalf("%s: float32 values: %v", c.name, err)
+		}
+		e64, err := Evaluate(m, d64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !testkit.SameBits(e32.Predicted, e64.Predicted) || e32.Correct != e64.Correct ||
+			math.Float64bits(e32.MSE) != math.Float64bits(e64.MSE) || e32.Rows != 200 {
+			t.Errorf("%s: float32 %+v\nfloat64 %+v", c.name, e32, e64)
+		}
+	}
+	d := synth.HandRows(true)
+	m, _, err := Train(ctx, d, Params{Problem: SquaredHingeDual})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Evaluate(m, synth.HandRows(true)); err == nil || !strings.Contains(err.Error(), "prediction needs float64 values") {
-		t.Errorf("float32 values: %v", err)
-	}
 	if e, err := Evaluate(m, d); err != nil || e.Rows != 4 {
-		t.Errorf("float64 values: %+v, %v", e, err)
+		t.Errorf("hand rows, float32: %+v, %v", e, err)
 	}
 }

@@ -35,7 +35,7 @@ func toyData() *acfcd.Dataset {
 // Train a linear SVM (liblinear's -s 1 with -c 10 -B 1) and predict.
 func Example() {
 	d := toyData()
-	m, res, err := acfcd.Train(context.Background(), d, acfcd.Params{C: 10, Bias: 1})
+	m, res, err := acfcd.Train(context.Background(), d, acfcd.Params{Problem: acfcd.SquaredHingeDual, C: 10, Bias: 1})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func ExampleTrain_cancel() {
 	d := toyData()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // as if the user pressed Ctrl-C at once
-	m, res, err := acfcd.Train(ctx, d, acfcd.Params{C: 10})
+	m, res, err := acfcd.Train(ctx, d, acfcd.Params{Problem: acfcd.SquaredHingeDual, C: 10})
 	fmt.Println(errors.Is(err, context.Canceled), res.Cancelled, m.Partial)
 	// Output:
 	// true true true

@@ -46,13 +46,33 @@ func paramError(param string, value any, format string, args ...any) error {
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // Check returns the error Train would return for p before it looks at
-// any data (a *ParamError), as liblinear's check_parameter does.
+// any data (a *ParamError), as liblinear's check_parameter does, but for
+// the LASSO without a Lambda: TrainPath, TrainPathLambdas and
+// CrossValidatePath take that (they choose λ), Train and CrossValidate
+// refuse it.
 func (p Params) Check() error { return p.resolve() }
+
+// checkOne is Check for one model at p's λ (CrossValidate).
+func (p Params) checkOne() error { return p.resolveOne() }
+
+// resolveOne is resolve for one model (Train, CrossValidate): the LASSO
+// then needs its λ, which the path functions choose themselves.
+func (p *Params) resolveOne() error {
+	if err := p.resolve(); err != nil {
+		return err
+	}
+	if p.Problem == Lasso && p.Lambda == 0 {
+		// λ = 0 is least squares, which would run to the epoch cap on
+		// most data: an unset Lambda is far likelier than that intent.
+		return paramError("Params.Lambda", p.Lambda, "the LASSO needs a penalty λ > 0 (TrainPath, TrainPathLambdas and CrossValidatePath choose λ themselves)")
+	}
+	return nil
+}
 
 // resolve checks p and fills in the defaults of its zero fields.
 func (p *Params) resolve() error {
-	if int(p.Problem) >= len(families) {
-		return paramError("Params.Problem", int(p.Problem), "not a problem (acfcd implements -s 0 to 7, 11, 12, 13, 21, lasso and ww)")
+	if !p.Problem.known() {
+		return paramError("Params.Problem", int(p.Problem), "not a problem; the values are %s", problemList())
 	}
 	if p.C == 0 {
 		p.C = 1
@@ -163,10 +183,22 @@ func (p *Params) resolveLasso() error {
 // Selections returns the coordinate selections p takes (acfcd train
 // --select), its default first (the LASSO's default: Params.Select).
 func (p Problem) Selections() []Selection {
-	if int(p) >= len(families) {
+	if !p.known() {
 		return nil
 	}
 	return append([]Selection(nil), families[p].sel...)
+}
+
+// problemList names every problem's value and solver type, for errors.
+func problemList() string {
+	var b strings.Builder
+	for k, q := range problems() {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d (%s)", uint8(q), q)
+	}
+	return b.String()
 }
 
 // bias returns the bias feature's value, or −1 for none (the model

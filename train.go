@@ -37,7 +37,9 @@ var (
 	primalWarm = func(cold bool) any { return primal.NewWarm(cold) }
 )
 
-// families is the table from Problem to the family that trains it.
+// families is the table from Problem to the family that trains it, indexed
+// by the Problem's value (liblinear's -s number): the numbers liblinear
+// leaves out are holes with a nil train (Problem.known).
 var families = [...]family{
 	SquaredHingeDual:   {"1", dualSel, duals(dual.L2LossSVC), startWith(fit.StartSquaredHinge), dualWarm},
 	HingeDual:          {"3", dualSel, duals(dual.L1LossSVC), startWith(fit.StartHinge), dualWarm},
@@ -120,7 +122,7 @@ func trainWith(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (m *
 	}
 	defer fault.Guard()()
 	defer fault.Recover(source(d), &err)
-	if err := p.resolve(); err != nil {
+	if err := p.resolveOne(); err != nil {
 		return nil, nil, err
 	}
 	m, res, err = families[p.Problem].train(ctx, d, &p, p.spec(pool))

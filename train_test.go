@@ -44,7 +44,9 @@ func TestParamErrors(t *testing.T) {
 		p           Params
 		param, want string // the ParamError's Param, and the error's text
 	}{
-		{Params{Problem: Problem(99), C: 1}, "Params.Problem", "Params.Problem = 99: not a problem (acfcd implements -s 0 to 7, 11, 12, 13, 21, lasso and ww)"},
+		{Params{Problem: Problem(99), C: 1}, "Params.Problem", "Params.Problem = 99: not a problem; the values are 0 (L2R_LR), 1 (L2R_L2LOSS_SVC_DUAL), 2 (L2R_L2LOSS_SVC), " +
+			"3 (L2R_L1LOSS_SVC_DUAL), 4 (MCSVM_CS), 5 (L1R_L2LOSS_SVC), 6 (L1R_LR), 7 (L2R_LR_DUAL), 11 (L2R_L2LOSS_SVR), " +
+			"12 (L2R_L2LOSS_SVR_DUAL), 13 (L2R_L1LOSS_SVR_DUAL), 21 (ONECLASS_SVM), 100 (LASSO), 101 (MCSVM_WW)"},
 		{Params{Problem: HingeDual, C: -1}, "Params.C", "Params.C = -1: must be a positive finite number"},
 		{Params{Problem: HingeDual, C: math.NaN()}, "Params.C", ""},
 		{Params{Problem: HingeDual, C: math.Inf(1)}, "Params.C", ""},
@@ -63,7 +65,7 @@ func TestParamErrors(t *testing.T) {
 		{Params{Problem: HingeDual, Bias: 2, ZeroBias: true}, "Params.ZeroBias", "Params.ZeroBias = true: a bias feature of value 0 excludes the bias 2"},
 		{Params{Problem: SquaredSVRDual, P: math.Inf(1)}, "Params.P", ""},
 		{Params{Problem: OneClassSVM, Nu: 1.5}, "Params.Nu", ""},
-		{Params{Problem: Lasso, Alpha: 2}, "Params.Alpha", ""},
+		{Params{Problem: Lasso, Lambda: 1, Alpha: 2}, "Params.Alpha", ""},
 		{Params{Problem: Lasso, Lambda: -1}, "Params.Lambda", ""},
 		{Params{Problem: Lasso, Lambda: 1, GapTol: math.NaN()}, "Params.GapTol", ""},
 		{Params{Problem: Lasso, Lambda: 1, Thresh: -1}, "Params.Thresh", ""},
@@ -225,7 +227,7 @@ func TestLabelMessages(t *testing.T) {
 	for _, s := range []Problem{SquaredHingeDual, HingeDual, LogisticDual, WestonWatkins} {
 		_, _, err := Train(ctx, d, Params{Problem: s, C: 1})
 		want := d.Source + ":5: label 2.5 is not an integer: classifiers take integer class labels " +
-			"(liblinear would truncate it to 2 and make every distinct value a class); for regression targets use -s lasso"
+			"(liblinear would truncate it to 2 and make every distinct value a class); for regression targets use -s lasso or an SVR (-s 11, 12, 13)"
 		if err == nil || err.Error() != want {
 			t.Errorf("-s %s:\n got  %v\n want %s", s.Flag(), err, want)
 		}
@@ -237,7 +239,7 @@ func TestLabelMessages(t *testing.T) {
 	}
 	huge := loadText(t, "huge.svm", "1 1:1\n3e9 2:1\n", dataio.Options{})
 	_, _, err = Train(ctx, huge, Params{Problem: SquaredHingeDual, C: 1})
-	if want := huge.Source + ":2: label 3000000000 is not a class label: classifiers take integer labels in the int32 range [-2147483648, 2147483647] (liblinear stores them as C ints); for regression targets use -s lasso"; err == nil || err.Error() != want {
+	if want := huge.Source + ":2: label 3000000000 is not a class label: classifiers take integer labels in the int32 range [-2147483648, 2147483647] (liblinear stores them as C ints); for regression targets use -s lasso or an SVR (-s 11, 12, 13)"; err == nil || err.Error() != want {
 		t.Errorf("huge label:\n got  %v\n want %s", err, want)
 	}
 	// The LASSO fits class labels as numbers.

@@ -58,8 +58,8 @@ type Dataset struct {
 	Index    []int32
 	Value    []float64
 	Value32  []float32
-	Label    []float64
-	QID      []int64 // per row, only with Options.KeepQID and when the input had qid: tokens
+	Label    []float64 // row i's class or target (a model's Labels are instead its distinct classes)
+	QID      []int64   // per row, only with Options.KeepQID and when the input had qid: tokens
 
 	Source     string // what was read: a path, "stdin", ...
 	InputBytes int64  // bytes of text parsed (decompressed), or the cache file's size
@@ -75,6 +75,7 @@ type Dataset struct {
 	locate  func(row int) (int, bool) // row → 1-based line in Source, when it can be found
 	keep    *keptCSC                  // KeepCSC's, nil unless asked for
 	closed  bool                      // Close released the mapped cache the slices were in
+	first   int                       // rows of Source before row 0 (a Scan block)
 }
 
 // Check returns an error when d breaks what a Dataset promises (see the
@@ -113,11 +114,46 @@ func (d *Dataset) Check() error {
 // NNZ is the number of stored non-zeros.
 func (d *Dataset) NNZ() int64 { return d.RowPtr[d.Rows] }
 
-// Row returns the indices and float64 values of row i. It panics if the
-// dataset holds float32 values.
+// Row returns the indices and float64 values of row i, d's own slices
+// (capped, so that an append copies). It panics, naming the reason, if i
+// is not in [0, Rows) or the dataset holds float32 values (read with
+// Options.Float32); RowTo reads either kind.
 func (d *Dataset) Row(i int) ([]int32, []float64) {
+	if uint(i) >= uint(d.Rows) || d.Value == nil && d.Value32 != nil {
+		d.rowPanic("Row", i)
+	}
 	a, b := d.RowPtr[i], d.RowPtr[i+1]
 	return d.Index[a:b:b], d.Value[a:b:b]
+}
+
+// RowTo returns the indices and values of row i as float64, for float64
+// and float32 datasets alike: float64 values are d's own slice, float32
+// ones are converted (exactly) into buf, which is grown only if it is too
+// short, so that a loop passing back what RowTo returned does not
+// allocate per row. Treat the values as read-only. It panics, naming i,
+// if i is not in [0, Rows).
+func (d *Dataset) RowTo(i int, buf []float64) ([]int32, []float64) {
+	if uint(i) >= uint(d.Rows) {
+		d.rowPanic("RowTo", i)
+	}
+	a, b := d.RowPtr[i], d.RowPtr[i+1]
+	if d.Value32 == nil {
+		return d.Index[a:b:b], d.Value[a:b:b]
+	}
+	buf = buf[:0]
+	for _, v := range d.Value32[a:b] {
+		buf = append(buf, float64(v))
+	}
+	return d.Index[a:b:b], buf
+}
+
+// rowPanic is the panic of Row and RowTo: a bad row number is the
+// caller's bug, as an index out of range of a slice is.
+func (d *Dataset) rowPanic(method string, i int) {
+	if uint(i) >= uint(d.Rows) {
+		panic(fmt.Sprintf("dataio: Dataset.%s: row %d out of range [0, %d)", method, i, d.Rows))
+	}
+	panic(fmt.Sprintf("dataio: Dataset.%s: row %d: the dataset holds float32 values; use RowTo", method, i))
 }
 
 // Close releases a memory-mapped cache. The slices must not be used after:

@@ -1,11 +1,18 @@
 package dataio
 
+import "fmt"
+
 // Subset returns a new dataset holding the given rows of d, in that order,
 // with d's feature count and MaxFeatures. The arrays are copied; d is
-// unchanged. Where locates the subset's rows in d's file.
+// unchanged. Where locates the subset's rows in d's file. A row number
+// outside [0, Rows) is the caller's bug: Subset panics naming it, before
+// it allocates anything.
 func (d *Dataset) Subset(rows []int) *Dataset {
 	var nnz int64
-	for _, i := range rows {
+	for k, i := range rows {
+		if uint(i) >= uint(d.Rows) {
+			panic(fmt.Sprintf("dataio: Dataset.Subset: rows[%d] = %d is out of range [0, %d)", k, i, d.Rows))
+		}
 		nnz += d.RowPtr[i+1] - d.RowPtr[i]
 	}
 	s := &Dataset{Rows: len(rows), Features: d.Features, Source: d.Source, MaxFeatures: d.MaxFeatures,

@@ -19,8 +19,9 @@ type Model struct {
 	// (-s 3), "L2R_LR_DUAL" (-s 7); LookupSolverType describes it. It is
 	// kept as the name, so that files round-trip exactly.
 	SolverType string
-	// Labels are the class labels in liblinear's order (nil for regression
-	// and one-class models). liblinear stores them as C ints, so they must
+	// Labels are the distinct class labels in liblinear's order (nil for
+	// regression and one-class models), not one per example as a
+	// Dataset's Label. liblinear stores them as C ints, so they must
 	// be integers in the int32 range for Save.
 	Labels []float64
 	// NumFeature is the number of features, not counting the bias feature.
@@ -72,9 +73,16 @@ func (m *Model) NNZ() int {
 // rounded before they are added, in liblinear's order, so the values are
 // bit-identical to liblinear's on machines where its C compiler does not
 // fuse multiply-adds (amd64; an arm64 build of liblinear may differ in the
-// last bits). It panics if len(out) < NrW or len(val) < len(idx).
+// last bits). It panics, saying which argument is short, if
+// len(val) < len(idx) or len(out) < NrW.
 func (m *Model) Decision(idx []int32, val []float64, out []float64) {
 	nrw := m.NrW
+	if len(val) < len(idx) {
+		shortValues("Decision", val, idx)
+	}
+	if len(out) < nrw {
+		panic(fmt.Sprintf("model: Model.Decision: out has room for %d values, the model has %d weight vectors", len(out), nrw))
+	}
 	out = out[:nrw]
 	if nrw == 1 {
 		out[0] = m.dec1(idx, val)
@@ -82,6 +90,15 @@ func (m *Model) Decision(idx []int32, val []float64, out []float64) {
 	}
 	clear(out)
 	m.accumulate(idx, val, 0, out)
+}
+
+// shortValues is the panic of a row with fewer values than indices, a
+// bug of the caller's as an index out of range is. Kept out of line, so
+// that Predict's hot path stays as short as before the check.
+//
+//go:noinline
+func shortValues(method string, val []float64, idx []int32) {
+	panic(fmt.Sprintf("model: Model.%s: %d values for %d indices (val must be at least as long as idx)", method, len(val), len(idx)))
 }
 
 // dec1 is Decision for NrW = 1.
@@ -146,9 +163,14 @@ const predictBlock = 64
 // on ties); for regression the decision value; for a one-class model +1 if
 // w·x − Rho > 0, else −1. It does not allocate, whatever the number of
 // classes. A nil or zero Model predicts NaN; m must otherwise pass Check.
+// Predict panics, naming both lengths, if len(val) < len(idx): the two
+// slices of one row are the caller's to keep together.
 func (m *Model) Predict(idx []int32, val []float64) float64 {
 	if m == nil {
 		return math.NaN()
+	}
+	if len(val) < len(idx) {
+		shortValues("Predict", val, idx)
 	}
 	nrw := m.NrW
 	if nrw == 1 {
@@ -202,8 +224,12 @@ func (m *Model) Predict(idx []int32, val []float64) float64 {
 // logistic regression model (L2R_LR, L1R_LR, L2R_LR_DUAL), as liblinear's
 // predict_probability: with two classes p = 1/(1+exp(−dec)) and 1 − p;
 // otherwise the one-vs-rest sigmoids normalised to sum 1. It returns an
-// error for other models or if out is too short, and does not allocate.
+// error for other models or if out is too short, and does not allocate. As
+// Predict, it panics if len(val) < len(idx).
 func (m *Model) Probability(idx []int32, val []float64, out []float64) error {
+	if len(val) < len(idx) {
+		shortValues("Probability", val, idx)
+	}
 	s := lookup(m.SolverType)
 	if s == nil || !s.Probabilistic {
 		return fmt.Errorf("model: probability estimates need a logistic regression model (L2R_LR, L1R_LR or L2R_LR_DUAL), not %s", m.SolverType)

@@ -199,7 +199,7 @@ func TestInterruptCrossValidation(t *testing.T) {
 		t.Errorf("took %v to stop after the signal, want < 1s", took)
 	}
 	msg := stderr.String()
-	if !regexp.MustCompile(`^acfcd: cross validation interrupted in (fold [1-5]|folds [1-5](, [1-5])* and [1-5])\n$`).MatchString(msg) || stdout.Len() != 0 {
+	if !regexp.MustCompile(`^acfcd: cross validation interrupted in (fold [1-5]|folds [1-5](, [1-5])* and [1-5]): context canceled\n$`).MatchString(msg) || stdout.Len() != 0 {
 		t.Errorf("stdout %q, stderr %q", stdout.String(), msg)
 	}
 }

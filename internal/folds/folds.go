@@ -75,7 +75,8 @@ func Concurrency(d *dataio.Dataset, folds, c int, perFold uint64) int {
 }
 
 // Interrupted is the error of a cross-validation whose ctx was cancelled
-// while folds were training. It wraps ctx.Err().
+// while folds were training. It wraps ctx.Err() and ends with its text,
+// so that a deadline reads differently from a cancellation.
 type Interrupted struct {
 	Folds []int // 1-based numbers of the folds cut short, increasing
 	Err   error // ctx.Err()
@@ -86,10 +87,19 @@ func (e *Interrupted) Error() string {
 	for k, f := range e.Folds {
 		s[k] = fmt.Sprint(f)
 	}
-	if len(s) == 1 {
-		return "cross validation interrupted in fold " + s[0]
+	var msg string
+	switch len(s) {
+	case 0:
+		msg = "cross validation interrupted"
+	case 1:
+		msg = "cross validation interrupted in fold " + s[0]
+	default:
+		msg = "cross validation interrupted in folds " + strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 	}
-	return "cross validation interrupted in folds " + strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
 }
 
 func (e *Interrupted) Unwrap() error { return e.Err }

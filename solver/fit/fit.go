@@ -63,6 +63,11 @@ type Progress struct {
 	// a binary problem; 0 where the solver does not report them).
 	Label       float64
 	Subproblems int
+
+	// Point is the λ of a LASSO path being fitted, from 1, of Points, and
+	// Lambda its value (all 0 outside a path).
+	Point, Points int
+	Lambda        float64
 }
 
 // Result describes a training run. For a multi-class problem trained one
@@ -73,8 +78,8 @@ type Result struct {
 	Solver     string // the solver_type name, e.g. "L2R_L1LOSS_SVC_DUAL"
 	Select     string
 	C, Eps     float64
-	Iterations int64   // coordinate steps (gradient evaluations while optimising)
-	Epochs     int     // sweeps (ACF selections: steps/n, rounded up)
+	Iterations int64   // coordinate steps (gradient evaluations while optimising), not liblinear's #iter
+	Epochs     int     // sweeps, liblinear's #iter (ACF selections: steps/n, rounded up)
 	Operations int64   // non-zeros touched: steps, passes and finishers
 	Seconds    float64 // wall time of training
 	// Objective is the objective as liblinear prints it ("Objective
