@@ -1,12 +1,5 @@
 package acfcd
 
-import (
-	"errors"
-	"fmt"
-
-	dataio "github.com/acfcd/acfcd/io"
-)
-
 // Evaluation is how a model predicts a dataset, as liblinear-predict
 // reports it.
 type Evaluation struct {
@@ -21,37 +14,19 @@ type Evaluation struct {
 	MSE, R2 float64
 }
 
-// Evaluate predicts every example of d with m. The data must hold float64
-// values (read without Options.Float32). Features beyond the model's are
+// Evaluate predicts every example of d with m. Float32 values (read with
+// Options.Float32) are converted to float64 row by row, exactly, so the
+// predictions are those of the float64 data. Features beyond the model's are
 // ignored and labels the model does not know count as errors, as with
 // liblinear-predict.
 func Evaluate(m *Model, d *Dataset) (*Evaluation, error) {
-	if m == nil || d == nil {
-		return nil, errors.New("evaluate: nil model or dataset")
+	v := NewEvaluator(m)
+	pred, err := v.Add(d, nil)
+	if err != nil {
+		return nil, err
 	}
-	if err := m.Check(); err != nil {
-		return nil, fmt.Errorf("evaluate: %w", err)
-	}
-	if err := d.Check(); err != nil {
-		return nil, fmt.Errorf("evaluate: %w", err)
-	}
-	if d.Value == nil && d.Rows > 0 {
-		return nil, &DataError{Msg: d.Source + ": prediction needs float64 values", Hint: dataio.Hint{Option: "Options.Float32", Text: "read without %s"}}
-	}
-	e := &Evaluation{Rows: d.Rows, Predicted: make([]float64, d.Rows)}
-	for i := 0; i < d.Rows; i++ {
-		idx, val := d.Row(i)
-		y := m.Predict(idx, val)
-		e.Predicted[i] = y
-		if y == d.Label[i] {
-			e.Correct++
-		}
-	}
-	if d.Rows == 0 {
-		return e, nil
-	}
-	e.Accuracy = 100 * float64(e.Correct) / float64(d.Rows)
-	e.MSE, e.R2 = regressionStats(e.Predicted, d.Label)
+	e := v.Evaluation()
+	e.Predicted = pred
 	return e, nil
 }
 
@@ -59,19 +34,9 @@ func Evaluate(m *Model, d *Dataset) (*Evaluation, error) {
 // of the labels y, and their squared correlation coefficient, with
 // liblinear's sums in its order (predict.c, and train.c for -v).
 func regressionStats(pred, y []float64) (mse, r2 float64) {
-	var sq, sp, st, spp, stt, spt float64
+	var s regressionSums
 	for i, v := range pred {
-		t := y[i]
-		sq += float64((v - t) * (v - t))
-		sp += v
-		st += t
-		spp += float64(v * v)
-		stt += float64(t * t)
-		spt += float64(v * t)
+		s.add(v, y[i])
 	}
-	n := float64(len(pred))
-	mse = sq / n
-	r2 = (float64(n*spt) - float64(sp*st)) * (float64(n*spt) - float64(sp*st)) /
-		((float64(n*spp) - float64(sp*sp)) * (float64(n*stt) - float64(st*st)))
-	return mse, r2
+	return s.stats(len(pred))
 }

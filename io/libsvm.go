@@ -542,10 +542,6 @@ var ErrNoData = errors.New("no data")
 // parseLibSVM parses libsvm text held in chunks that end on line
 // boundaries (each but the last ends with '\n'). It does not keep chunks.
 func parseLibSVM(name string, chunks [][]byte, opt Options) (*Dataset, error) {
-	threads := opt.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
 	var inBytes int64
 	for _, c := range chunks {
 		inBytes += int64(len(c))
@@ -557,6 +553,26 @@ func parseLibSVM(name string, chunks [][]byte, opt Options) (*Dataset, error) {
 		// Skip a UTF-8 byte order mark; columns on line 1 count after it.
 		chunks = append([][]byte{chunks[0][len(utf8BOM):]}, chunks[1:]...)
 	}
+	d, _, err := parseChunks(name, chunks, opt, 1, nil)
+	if err != nil {
+		return nil, err
+	}
+	if d.Rows == 0 {
+		return nil, fmt.Errorf("%s: no rows, only blank lines and comments: %w", name, ErrNoData)
+	}
+	d.InputBytes = inBytes
+	return d, nil
+}
+
+// parseChunks runs the two passes over chunks, whose first line is line
+// line of name, and returns the dataset and the number of newlines. Text
+// without rows returns an empty dataset before pass 2. With reuse, its
+// arrays are reused where large enough (Scan's blocks); it is the result.
+func parseChunks(name string, chunks [][]byte, opt Options, line int64, reuse *Dataset) (*Dataset, int64, error) {
+	threads := opt.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
 
 	// Pass 1.
 	counts := make([]chunkCount, len(chunks))
@@ -564,14 +580,15 @@ func parseLibSVM(name string, chunks [][]byte, opt Options) (*Dataset, error) {
 		counts[k] = countChunk(chunks[k])
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, 0, fmt.Errorf("%s: %w", name, err)
 	}
 	parsers := make([]chunkParser, len(chunks))
 	maxIdx0, capByOpt := int64(maxFeatures-1), false
 	if opt.MaxFeatures > 0 && int64(opt.MaxFeatures)-1 < maxIdx0 {
 		maxIdx0, capByOpt = int64(opt.MaxFeatures)-1, true
 	}
-	line, rows, nnz, qids := int64(1), int64(0), int64(0), int64(0)
+	line0 := line
+	rows, nnz, qids := int64(0), int64(0), int64(0)
 	for k, c := range counts {
 		parsers[k] = chunkParser{
 			name: name, zeroBased: opt.ZeroBased, maxIdx0: maxIdx0, capByOpt: capByOpt, noBlank: opt.NoBlankLines,
@@ -583,25 +600,30 @@ func parseLibSVM(name string, chunks [][]byte, opt Options) (*Dataset, error) {
 		qids += c.qids
 	}
 	if rows == 0 {
-		return nil, fmt.Errorf("%s: no rows, only blank lines and comments: %w", name, ErrNoData)
+		return &Dataset{RowPtr: []int64{0}, Label: []float64{}, Index: []int32{}, Source: name}, line - line0, nil
 	}
 	if rows > math.MaxInt || nnz > math.MaxInt {
-		return nil, fmt.Errorf("%s: too large for this platform (%d rows, %d non-zeros)", name, rows, nnz)
+		return nil, 0, fmt.Errorf("%s: too large for this platform (%d rows, %d non-zeros)", name, rows, nnz)
 	}
 
-	// The final arrays, allocated once at their exact size.
-	t := &target{
-		rowPtr: make([]int64, rows+1),
-		label:  make([]float64, rows),
-		index:  make([]int32, nnz),
+	// The final arrays, allocated once at their exact size (or reused).
+	if reuse == nil {
+		reuse = &Dataset{}
 	}
+	t := &target{
+		rowPtr: resize(reuse.RowPtr, rows+1),
+		label:  resize(reuse.Label, rows),
+		index:  resize(reuse.Index, nnz),
+	}
+	t.rowPtr[0] = 0
 	if opt.Float32 {
-		t.val32 = make([]float32, nnz)
+		t.val32 = resize(reuse.Value32, nnz)
 	} else {
-		t.val = make([]float64, nnz)
+		t.val = resize(reuse.Value, nnz)
 	}
 	if opt.KeepQID && qids > 0 {
-		t.qid = make([]int64, rows)
+		t.qid = resize(reuse.QID, rows)
+		clear(t.qid) // rows without qid: keep 0
 	}
 
 	// Pass 2. Chunks after the first failing one are skipped; the error of
@@ -622,11 +644,11 @@ func parseLibSVM(name string, chunks [][]byte, opt Options) (*Dataset, error) {
 		}
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, 0, fmt.Errorf("%s: %w", name, err)
 	}
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	features := int64(0)
@@ -635,18 +657,30 @@ func parseLibSVM(name string, chunks [][]byte, opt Options) (*Dataset, error) {
 			features = m
 		}
 	}
-	return &Dataset{
-		Rows:       int(rows),
-		Features:   int(features),
-		RowPtr:     t.rowPtr,
-		Index:      t.index,
-		Value:      t.val,
-		Value32:    t.val32,
-		Label:      t.label,
-		QID:        t.qid,
-		Source:     name,
-		InputBytes: inBytes,
-	}, nil
+	*reuse = Dataset{
+		Rows:     int(rows),
+		Features: int(features),
+		RowPtr:   t.rowPtr,
+		Index:    t.index,
+		Value:    t.val,
+		Value32:  t.val32,
+		Label:    t.label,
+		QID:      t.qid,
+		Source:   name,
+	}
+	return reuse, line - line0, nil
+}
+
+// resize returns s with length n when its capacity allows, else a new
+// slice: exact for a first use, with room to spare when a reused one grows.
+func resize[T any](s []T, n int64) []T {
+	switch {
+	case s == nil:
+		return make([]T, n)
+	case int64(cap(s)) >= n:
+		return s[:n]
+	}
+	return make([]T, n, n+n/4)
 }
 
 // errFault reports a memory fault while reading mapped input, which means
@@ -657,6 +691,9 @@ var errFault = errors.New("file changed while being read (memory fault); was it 
 // number is above *skipAbove (when given) are skipped. A memory fault in
 // mapped input becomes errFault instead of crashing the program.
 func forChunks(n, threads int, skipAbove *atomic.Int64, fn func(k int) error) error {
+	if n == 0 {
+		return nil
+	}
 	if threads > n {
 		threads = n
 	}

@@ -64,7 +64,7 @@ func load(path string, opt Options) (*Dataset, error) {
 	if !st.Mode().IsRegular() || st.Size() == 0 {
 		// Pipes and devices have no size to map; some special files
 		// (/proc) claim a size of 0 but still have content.
-		return readText(f, path, "", 0, opt)
+		return readText(f, path, 0, opt)
 	}
 	return loadFile(f, path, path, st.Size(), opt)
 }
@@ -95,7 +95,7 @@ func loadFile(f *os.File, name, path string, size int64, opt Options) (*Dataset,
 		return nil, fmt.Errorf("%s: empty file: %w", name, ErrNoData)
 	}
 	if compressionOf(head) != "" {
-		return readText(io.NewSectionReader(f, 0, size), name, "", size, opt)
+		return readText(io.NewSectionReader(f, 0, size), name, size, opt)
 	}
 	switch detectFormat(head, opt) {
 	case "cache":
@@ -132,7 +132,7 @@ func Read(r io.Reader, name string, opt Options) (*Dataset, error) {
 	if err := checkOptions(opt); err != nil {
 		return nil, err
 	}
-	d, err := readText(r, name, "", 0, opt)
+	d, err := readText(r, name, 0, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -145,40 +145,12 @@ const headBytes = 4096
 
 // readText reads a stream, decompressing it first if it starts with a
 // compression magic number, within opt.MaxRatio times size (the size of
-// the file r reads, or 0 for a stream of unknown size). via names the
-// decompressor already applied.
-func readText(r io.Reader, name, via string, size int64, opt Options) (*Dataset, error) {
-	var br *bufio.Reader
-	var ratio func(zr io.Reader, via string) io.Reader
-	if via == "" {
-		br, ratio = newRatioGuard(r, size, opt.MaxRatio)
-	} else {
-		br = bufio.NewReaderSize(r, 64<<10)
+// the file r reads, or 0 for a stream of unknown size).
+func readText(r io.Reader, name string, size int64, opt Options) (*Dataset, error) {
+	g, format, via, err := openText(r, name, size, opt)
+	if err != nil {
+		return nil, err
 	}
-	head, err := br.Peek(headBytes)
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(head) == 0 {
-		if via != "" {
-			return nil, fmt.Errorf("%s: empty file (after %s decompression): %w", name, via, ErrNoData)
-		}
-		return nil, fmt.Errorf("%s: empty file: %w", name, ErrNoData)
-	}
-	if via == "" {
-		zr, c, err := decompress(br, head)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if c != "" {
-			return readText(ratio(zr, c), name, c, 0, opt)
-		}
-	}
-	format := detectFormat(head, opt)
-	if format == "cache" {
-		return nil, fmt.Errorf("%s: a binary cache must be loaded by its path (not from a pipe or a compressed file)", name)
-	}
-	g := newGuard(br, name, opt.MaxLine)
 	if format == "ndjson" {
 		data, err := io.ReadAll(g)
 		if err != nil {
@@ -200,6 +172,49 @@ func readText(r io.Reader, name, via string, size int64, opt Options) (*Dataset,
 		return nil, fmt.Errorf("%w (after %s decompression)", err, via)
 	}
 	return d, err
+}
+
+// openText returns the text of the stream r (of size bytes, 0 if unknown):
+// decompressed within opt.MaxRatio when it starts with a compression magic
+// number, behind the line guard. It names the format (libsvm or ndjson)
+// and the decompression undone ("" for none).
+func openText(r io.Reader, name string, size int64, opt Options) (text io.Reader, format, via string, err error) {
+	br, ratio := newRatioGuard(r, size, opt.MaxRatio)
+	head, err := peekHead(br, name, "")
+	if err != nil {
+		return nil, "", "", err
+	}
+	zr, via, err := decompress(br, head)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("%s: %w", name, err)
+	}
+	if via != "" {
+		br = bufio.NewReaderSize(ratio(zr, via), 64<<10)
+		if head, err = peekHead(br, name, via); err != nil {
+			return nil, "", "", err
+		}
+	}
+	format = detectFormat(head, opt)
+	if format == "cache" {
+		return nil, "", "", fmt.Errorf("%s: a binary cache must be loaded by its path (not from a pipe or a compressed file)", name)
+	}
+	return newGuard(br, name, opt.MaxLine), format, via, nil
+}
+
+// peekHead returns the first bytes of br for format detection, or the
+// error of an empty stream (after the decompression via, if not "").
+func peekHead(br *bufio.Reader, name, via string) ([]byte, error) {
+	head, err := br.Peek(headBytes)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(head) == 0 {
+		if via != "" {
+			return nil, fmt.Errorf("%s: empty file (after %s decompression): %w", name, via, ErrNoData)
+		}
+		return nil, fmt.Errorf("%s: empty file: %w", name, ErrNoData)
+	}
+	return head, nil
 }
 
 // streamError names the stream in a read error, unless the guard's

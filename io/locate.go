@@ -12,8 +12,9 @@ import (
 // loaded by Load from a libsvm or NDJSON file (plain or compressed) that can
 // be read again, else "FILE: example N" with N = i+1 (a binary cache,
 // standard input, a stream given to Read), or "example N" for a dataset
-// without a Source. Rows of a Subset are located in the file of the
-// dataset they were taken from.
+// without a Source; N counts from the input's first row in a Scan block.
+// Rows of a Subset are located in the file of the dataset they were taken
+// from.
 //
 // The line is found by reading the file again up to that row, so Where is
 // meant for error paths. If the file changed since it was loaded the line
@@ -25,9 +26,9 @@ func (d *Dataset) Where(i int) string {
 		}
 	}
 	if d.Source == "" {
-		return fmt.Sprintf("example %d", i+1)
+		return fmt.Sprintf("example %d", d.first+i+1)
 	}
-	return fmt.Sprintf("%s: example %d", d.Source, i+1)
+	return fmt.Sprintf("%s: example %d", d.Source, d.first+i+1)
 }
 
 // lineOfRow returns the 1-based line of row (0-based) in the file at path,
