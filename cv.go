@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strconv"
 
 	"github.com/acfcd/acfcd/internal/compsum"
 	"github.com/acfcd/acfcd/internal/folds"
@@ -67,7 +68,7 @@ func CrossValidate(ctx context.Context, d *Dataset, p Params, nfolds int) (res *
 	if err := checkRows(d, p); err != nil {
 		return nil, err
 	}
-	if err := p.Check(); err != nil {
+	if err := p.checkOne(); err != nil {
 		return nil, err // before the folds, so that the message names none
 	}
 	if p.Seed == 0 {
@@ -83,37 +84,48 @@ func CrossValidate(ctx context.Context, d *Dataset, p Params, nfolds int) (res *
 	res = &CVResult{Folds: nfolds, Rows: d.Rows, Predicted: make([]float64, d.Rows), Results: make([]*Result, nfolds)}
 	correct := make([]int, nfolds)
 	progress := fit.LockedProgress(p.Progress) // for one fold at a time
-	err = folds.Run(ctx, nfolds, conc, pool, func(ctx context.Context, f int) (cut bool, err error) {
-		// The fold reads d (Subset, the predictions), which may be a
-		// mapped cache: the same fault guard as Train's goroutines.
-		defer fault.Guard()()
-		defer fault.Recover(source(d), &err)
-		lo, hi := f*d.Rows/nfolds, (f+1)*d.Rows/nfolds
-		train := append(append([]int(nil), perm[:lo]...), perm[hi:]...)
-		pf := p
-		if progress != nil {
-			pf.Progress = func(pr Progress) {
-				pr.Fold = f + 1
-				progress(pr)
+	maxFeatures := 0                           // the folds' MaxFeatures: 0 is d's
+	run := func() error {
+		return folds.Run(ctx, nfolds, conc, pool, func(ctx context.Context, f int) (cut bool, err error) {
+			// The fold reads d (Subset, the predictions), which may be a
+			// mapped cache: the same fault guard as Train's goroutines.
+			defer fault.Guard()()
+			defer fault.Recover(source(d), &err)
+			lo, hi := f*d.Rows/nfolds, (f+1)*d.Rows/nfolds
+			train := append(append([]int(nil), perm[:lo]...), perm[hi:]...)
+			pf := p
+			if progress != nil {
+				pf.Progress = func(pr Progress) {
+					pr.Fold = f + 1
+					progress(pr)
+				}
 			}
-		}
-		m, r, err := trainWith(ctx, d.Subset(train), pf, pool)
-		if r != nil && r.Cancelled {
+			m, r, err := trainWith(ctx, foldRows(d, train, maxFeatures), pf, pool)
+			if r != nil && r.Cancelled {
+				res.Results[f] = r
+				return true, nil
+			}
+			if err != nil {
+				return false, err
+			}
 			res.Results[f] = r
-			return true, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		res.Results[f] = r
-		folds.Predict(m, d, perm[lo:hi], func(i int, y float64) {
-			res.Predicted[i] = y
-			if y == d.Label[i] {
-				correct[f]++
-			}
+			folds.Predict(m, d, perm[lo:hi], func(i int, y float64) {
+				res.Predicted[i] = y
+				if y == d.Label[i] {
+					correct[f]++
+				}
+			})
+			return false, nil
 		})
-		return false, nil
-	})
+	}
+	err = run()
+	if lift, gerr := guardedAsWhole(d, p, err); lift {
+		maxFeatures = d.Features
+		clear(correct)
+		err = run()
+	} else {
+		err = gerr
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +157,38 @@ func cvConcurrency(d *Dataset, p Params, nfolds, procs int) int {
 	trainRows := rows - rows/uint64(nfolds)
 	// α, C−α, y, ‖x‖², shrinking lists; w of the model, the worker's.
 	return folds.Concurrency(d, nfolds, min(nfolds, procs, max(1, procs/nsub)), trainRows*48+uint64(d.Features+1)*8*uint64(nsub+1))
+}
+
+// foldRows returns the rows of d that train a fold; maxFeatures, if not
+// 0, replaces d's MaxFeatures (see guardedAsWhole).
+func foldRows(d *Dataset, rows []int, maxFeatures int) *Dataset {
+	s := d.Subset(rows)
+	if maxFeatures > 0 {
+		s.MaxFeatures = maxFeatures
+	}
+	return s
+}
+
+// guardedAsWhole reports whether err is the memory guard (fit.CheckDense)
+// refusing a fold of data that it lets train whole; otherwise it returns
+// err, or the whole data's refusal. The guard weighs the dense arrays
+// against the data's size, and a fold holds less of it: what trains on
+// d must cross-validate on d, so the caller retries the folds with the
+// guard lifted (MaxFeatures = d.Features, which declares the size). A
+// training under a cancelled context runs the checks and stops.
+func guardedAsWhole(d *Dataset, p Params, err error) (bool, error) {
+	var de *fit.DataError
+	if !errors.As(err, &de) || de.Hint.Option != "Options.MaxFeatures" || de.Hint.Value != strconv.Itoa(d.Features) ||
+		d.MaxFeatures >= d.Features {
+		return false, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p.Progress, p.warm = nil, nil
+	if _, _, werr := trainWith(ctx, d, p, procs.NewPool(0)); errors.As(werr, &de) {
+		return false, werr
+	}
+	return true, nil
 }
 
 // checkFolds refuses data without rows and a number of folds (the
@@ -283,10 +327,19 @@ func CrossValidatePath(ctx context.Context, d *Dataset, p Params, o CVPathOption
 	sse := make([][]float64, nfolds)
 	conc := folds.Concurrency(d, nfolds, min(nfolds, runtime.GOMAXPROCS(0)), uint64(d.Features+1)*8*4) // the fold's path of models
 	spare := procs.NewPool(runtime.GOMAXPROCS(0) - conc)                                               // the folds' passes share what the folds leave
+	// The folds report through Progress with Fold set, one at a time;
+	// their points are not the path's.
+	progress := fit.LockedProgress(p.Progress)
+	fp := p
+	fp.PathProgress = nil
 	err = folds.Run(ctx, nfolds, conc, spare, func(ctx context.Context, f int) (cut bool, err error) {
 		defer fault.Guard()()
 		defer fault.Recover(source(d), &err)
-		sse[f], err = cvFoldSSE(ctx, d, p, ids, f+1, members[f], lams, spare)
+		pf := fp
+		if progress != nil {
+			pf.Progress = func(pr Progress) { pr.Fold = f + 1; progress(pr) }
+		}
+		sse[f], err = cvFoldSSE(ctx, d, pf, ids, f+1, members[f], lams, spare)
 		return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded), err
 	})
 	if err != nil {
@@ -347,7 +400,9 @@ func cvFoldSSE(ctx context.Context, d *Dataset, p Params, ids []int, f int, held
 	for j, lam := range lams {
 		flams[j] = lam * scale
 	}
-	pts, err := trainPathLambdas(ctx, d.Subset(train), p, flams, pool)
+	// The path on the whole data passed the memory guard: a fold, which
+	// holds less data, is judged as the whole (see guardedAsWhole).
+	pts, err := trainPathLambdas(ctx, foldRows(d, train, d.Features), p, flams, pool)
 	if err != nil {
 		return nil, err
 	}

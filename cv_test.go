@@ -225,7 +225,7 @@ func TestCrossValidateCancel(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
 			_, err := CrossValidate(ctx, d, Params{Problem: SquaredHingeDual, C: 1}, 5)
-			if err == nil || err.Error() != "cross validation interrupted in fold 1" || !errors.Is(err, context.Canceled) {
+			if err == nil || err.Error() != "cross validation interrupted in fold 1: context canceled" || !errors.Is(err, context.Canceled) {
 				t.Errorf("procs %d, cancelled before: %v", procs, err)
 			}
 
@@ -245,7 +245,7 @@ func TestCrossValidateCancel(t *testing.T) {
 				(procs == 1 && !slices.Equal(ie.Folds, []int{2})) {
 				t.Fatalf("procs %d: result %v, error %v", procs, res, err)
 			}
-			if procs == 1 && err.Error() != "cross validation interrupted in fold 2" {
+			if procs == 1 && err.Error() != "cross validation interrupted in fold 2: context canceled" {
 				t.Errorf("message %q", err)
 			}
 			t.Logf("procs %d: %v", procs, err)
@@ -253,6 +253,10 @@ func TestCrossValidateCancel(t *testing.T) {
 	}
 	e := &CVInterruptedError{Folds: []int{1, 2, 4}}
 	if e.Error() != "cross validation interrupted in folds 1, 2 and 4" {
+		t.Errorf("message %q", e)
+	}
+	e.Err = context.DeadlineExceeded
+	if e.Error() != "cross validation interrupted in folds 1, 2 and 4: context deadline exceeded" {
 		t.Errorf("message %q", e)
 	}
 }

@@ -9,8 +9,10 @@ import (
 	"github.com/acfcd/acfcd/internal/fault"
 	"github.com/acfcd/acfcd/internal/folds"
 	"github.com/acfcd/acfcd/internal/procs"
+	"github.com/acfcd/acfcd/internal/tune"
 	"github.com/acfcd/acfcd/kernel"
 	"github.com/acfcd/acfcd/solver/fit"
+	"github.com/acfcd/acfcd/solver/primal"
 )
 
 // The grid of liblinear's parameter search (find_parameters).
@@ -29,8 +31,9 @@ type SearchOptions struct {
 	// with -C); 0 starts at the top of the grid.
 	StartP float64
 	// Cold trains every C from scratch instead of from the solution of
-	// the previous C. The grid, the folds and the output are the same; it
-	// is there to measure what the warm starts save.
+	// the previous C, to measure what the warm starts save. The folds are
+	// the same; w then moves at every C, so the search runs to the
+	// largest C.
 	Cold bool
 	// Point, if set, is called with each C's outcome as soon as it is
 	// known, in the order tried (the CLI prints liblinear's lines from it).
@@ -54,10 +57,11 @@ type CSearch = folds.SearchResult
 // concurrently as CrossValidate trains them; each fold's C follow one
 // another. For the dual solvers (-s 1, 3, 7) each fold starts a C from
 // its solution at the previous C (see warmStart), unless opt.Cold; the
-// primal Newton solvers (-s 0, 2, 11) start from its w and solve each C
-// to eps·Tuning.SearchTighten, so that a point's accuracy is that of its
-// C's solution, not of where a warm start passed liblinear's rule; the
-// others train every C from scratch. The first C is opt.StartC, or
+// primal Newton solvers (-s 0, 2, 11) start from its w and stop by
+// liblinear's rule (‖∇f(0)‖ of w = 0), as liblinear's warm start: at
+// large C that rule holds at the previous w, which then does not move,
+// and that is what ends the search early. The others train every C from
+// scratch. The first C is opt.StartC, or
 // liblinear's calc_start_C: 2^⌊log2 C₀⌋ with C₀ = 1/(ℓ·max‖x_i‖²) for
 // logistic regression (-s 0, 7) and the hinge losses (-s 3, 4, ww: below
 // it every α is at its bound, so the direction of w does not change),
@@ -112,6 +116,11 @@ func FindC(ctx context.Context, d *Dataset, p Params, nfolds int, opt SearchOpti
 		f.NewWarm = func() any { return newWarm(opt.Cold) }
 	}
 	p.Progress = fit.LockedProgress(p.Progress) // one call at a time, as CrossValidate
+	// liblinear's stopping rule at every C: a warm start that meets it at
+	// once leaves w as it was, and five such C end the search.
+	pt := *tune.Get(ctx, primal.DefaultTuning)
+	pt.SearchTighten = 0
+	ctx = tune.With(ctx, &pt)
 	defer func() { out.Seconds = time.Since(start).Seconds() }()
 
 	if !f.Regression {
@@ -121,7 +130,7 @@ func FindC(ctx context.Context, d *Dataset, p Params, nfolds int, opt SearchOpti
 				return nil, err
 			}
 		}
-		return out, f.Chain(ctx, min(startC, searchMaxC), searchMaxC, 0, foldTrainer(p))
+		return out, chain(ctx, f, d, p, min(startC, searchMaxC), searchMaxC)
 	}
 	maxP := 0.0
 	for _, y := range d.Label {
@@ -145,11 +154,27 @@ func FindC(ctx context.Context, d *Dataset, p Params, nfolds int, opt SearchOpti
 				return nil, err
 			}
 		}
-		if err := f.Chain(ctx, min(startC, searchMaxCSVR), searchMaxCSVR, pi.epsilon(), foldTrainer(pi)); err != nil {
+		if err := chain(ctx, f, d, pi, min(startC, searchMaxCSVR), searchMaxCSVR); err != nil {
 			return out, err
 		}
 	}
 	return out, nil
+}
+
+// chain runs f.Chain at p; a refusal of the memory guard before any point
+// is judged on the whole data and, if that passes, the folds run again
+// with the guard lifted (see guardedAsWhole).
+func chain(ctx context.Context, f *folds.Search, d *Dataset, p Params, startC, maxC float64) error {
+	err := f.Chain(ctx, startC, maxC, p.epsilon(), foldTrainer(p))
+	if err == nil || len(f.Out.Points) > 0 || f.MaxFeatures > 0 {
+		return err
+	}
+	lift, err := guardedAsWhole(d, p, err)
+	if !lift {
+		return err
+	}
+	f.MaxFeatures = d.Features
+	return f.Chain(ctx, startC, maxC, p.epsilon(), foldTrainer(p))
 }
 
 // epsilon is the SVRs' ε that p stands for.

@@ -8,8 +8,9 @@ import (
 )
 
 // TestFinisherLine: a block says how Newton came in: chosen up front on
-// few features, or taking over from a stalled dual (Newton steps, or -s
-// 3's interior-point iterations); nothing without finisher steps.
+// few features, or finishing the dual (Newton steps, or -s 3's
+// interior-point iterations), in words that do not alarm; nothing
+// without finisher steps.
 func TestFinisherLine(t *testing.T) {
 	for _, tc := range []struct {
 		p     acfcd.Problem
@@ -19,9 +20,9 @@ func TestFinisherLine(t *testing.T) {
 	}{
 		{acfcd.SquaredHingeDual, 4, true, "few features: 4 primal Newton steps chosen up front, then the full dual KKT check\n"},
 		{acfcd.LogisticDual, 6, true, "few features: 6 primal Newton steps chosen up front, then the full dual KKT check\n"},
-		{acfcd.SquaredHingeDual, 5, false, "the dual stalled: 5 primal Newton steps took over, then the full dual KKT check\n"},
-		{acfcd.HingeDual, 7, false, "the dual stalled: 7 interior-point iterations took over, then the full dual KKT check\n"},
-		{acfcd.SVRDual, 9, false, "the dual stalled: 9 interior-point iterations took over, then the full dual KKT check\n"},
+		{acfcd.SquaredHingeDual, 5, false, "finished by 5 primal Newton steps, then the full dual KKT check\n"},
+		{acfcd.HingeDual, 7, false, "finished by 7 interior-point iterations on the dual, then the full dual KKT check\n"},
+		{acfcd.SVRDual, 9, false, "finished by 9 interior-point iterations on the dual, then the full dual KKT check\n"},
 		{acfcd.LogisticDual, 0, false, ""},
 	} {
 		var b strings.Builder

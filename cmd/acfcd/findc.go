@@ -24,7 +24,7 @@ func (fc *findCFlags) register(fs *flag.FlagSet) {
 // run is train -C: liblinear's parameter search (acfcd.FindC) with its
 // output. The per-epoch progress line is off: the line printed after
 // each C is the progress.
-func (fc *findCFlags) run(ctx context.Context, stdout, stderr io.Writer, fs *flag.FlagSet, d *acfcd.Dataset, p acfcd.Params, folds int, quiet bool) error {
+func (fc *findCFlags) run(ctx context.Context, stdout, stderr io.Writer, fs *flag.FlagSet, d *acfcd.Dataset, p acfcd.Params, folds int, quiet, report bool) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if !set["s"] {
@@ -49,17 +49,33 @@ func (fc *findCFlags) run(ctx context.Context, stdout, stderr io.Writer, fs *fla
 			printPoint(stdout, pt, regression)
 		}
 	}
-	fmt.Fprintf(stdout, "Doing parameter search with %d-fold cross validation.\n", folds)
-	cs, err := acfcd.FindC(ctx, d, p, folds, opt)
+	fmt.Fprintf(stdout, "Doing parameter search with %d-fold cross validation.\n", folds) // before the clamp, as liblinear
+	cs, err := acfcd.FindC(ctx, d, p, clampFolds(stderr, d, folds), opt)
 	if err != nil {
 		return err
 	}
+	rep := searchReport{Folds: cs.Folds, Points: len(cs.Points), BestC: cs.BestC}
 	if regression {
 		fmt.Fprintf(stdout, "Best C = %.6g Best p = %.6g  CV MSE = %.6g\n", cs.BestC, cs.BestP, cs.MSE)
+		rep.BestP, rep.MSE = ptrNum(cs.BestP), ptrNum(cs.MSE)
 	} else {
 		fmt.Fprintf(stdout, "Best C = %.6g  CV accuracy = %.6g%%\n", cs.BestC, cs.Accuracy)
+		rep.Accuracy = ptrNum(cs.Accuracy)
+	}
+	if report {
+		return writeJSON(stdout, rep)
 	}
 	return nil
+}
+
+// searchReport is the --report json object of -C.
+type searchReport struct {
+	Folds    int      `json:"folds"`
+	Points   int      `json:"points"` // the C (and ε) tried
+	BestC    float64  `json:"best_C"`
+	BestP    *jsonNum `json:"best_p,omitempty"`
+	Accuracy *jsonNum `json:"accuracy,omitempty"`
+	MSE      *jsonNum `json:"mse,omitempty"`
 }
 
 // printPoint prints liblinear's line for one C (%.6g is C's %g).

@@ -52,9 +52,12 @@ func (t *trainFlags) lassoCV(ctx context.Context, stdout, info, stderr io.Writer
 	}
 	if t.report == "json" {
 		sel := p.Select
-		return writeReport(info, &acfcd.Result{Solver: "LASSO", Select: sel.String(), Eps: p.Eps, Iterations: pt.Iterations,
+		r := newReport(&acfcd.Result{Solver: "LASSO", Select: sel.String(), Eps: p.Eps, Iterations: pt.Iterations,
 			Epochs: pt.Epochs, Seconds: secs, Objective: pt.Objective, Primal: pt.Objective, Gap: pt.Gap,
 			Violation: pt.Violation, NNZW: pt.NNZ, SupportVectors: -1, Converged: pt.Converged})
+		kMin, k1SE := cv.IndexMin+1, cv.Index1SE+1
+		r.LambdaMin, r.KMin, r.Lambda1SE, r.K1SE = ptrNum(cv.LambdaMin), &kMin, ptrNum(cv.Lambda1SE), &k1SE
+		return writeJSON(info, r)
 	}
 	return nil
 }

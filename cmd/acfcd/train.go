@@ -187,13 +187,13 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 	}
 
 	if fc.on {
-		return fc.run(ctx, stdout, stderr, fs.FlagSet, d, p, t.folds, t.quiet)
+		return fc.run(ctx, stdout, stderr, fs.FlagSet, d, p, t.folds, t.quiet, t.report == "json")
 	}
 	if t.pathCV() {
 		return t.lassoCV(ctx, stdout, info, stderr, d, p, modelPath)
 	}
 	if t.folds > 0 {
-		return crossValidate(ctx, stdout, stderr, d, p, t.folds, t.quiet)
+		return crossValidate(ctx, stdout, stderr, d, p, t.folds, t.quiet, t.report == "json")
 	}
 
 	var m *acfcd.Model
@@ -213,11 +213,11 @@ func runTrain(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(stderr, "acfcd: warning: %s\n", w) // e.g. a -wi label that does not occur
+		printWarning(stderr, w) // e.g. a -wi label that does not occur
 	}
 	if !t.quiet {
 		printBlocks(info, t.solver, m, res)
-		printTotals(info, res)
+		printTotals(info, t.solver, res)
 	}
 	if res.HitEpochCap {
 		fmt.Fprintf(stderr, "acfcd: warning: reached the cap of %d epochs before converging (violation %g, gap %g); the model is not converged (raise --max-epochs)\n", res.Epochs, res.Violation, res.Gap)
@@ -308,6 +308,12 @@ func (t *trainFlags) check() error {
 		if t.set["lambda-path"] && t.lambdaPath < 1 {
 			return usagef("--lambda-path %d: the path needs N >= 1 λ", t.lambdaPath)
 		}
+		if t.set["lambda"] && t.lambdaPath > 0 && t.folds == 0 {
+			return usagef("--lambda %g and --lambda-path %d: a path chooses its own λ from λ_max down; give one of them", t.lambda, t.lambdaPath)
+		}
+		if t.set["c"] {
+			return usagef("-c %g: the LASSO has no C; its penalty is --lambda", t.c)
+		}
 		if !t.set["lambda"] && t.lambdaPath == 0 && t.folds == 0 {
 			return usagef("-s lasso needs --lambda L > 0, --lambda-path N or -v K (λ by cross-validation)")
 		}
@@ -315,7 +321,9 @@ func (t *trainFlags) check() error {
 			return usagef("--lambda-ratio %g: want 0 < ratio <= 1 (0: glmnet's default)", t.lambdaRatio)
 		}
 		if t.set["alpha"] && t.alpha == 0 {
-			return usagef("--alpha 0: the elastic-net mixing must be in (0, 1]")
+			// The zero α of Params means the LASSO; ridge regression is a
+			// liblinear problem of its own.
+			return usagef("--alpha 0: ridge regression (glmnet's alpha = 0) is -s 11 -p 0, the L2-regularised squared loss, with C = 1/λ; the elastic-net mixing of -s lasso must be in (0, 1]")
 		}
 		if t.folds > 0 && t.set["lambda"] && t.lambdaPath > 0 {
 			return usagef("-v with --lambda cross-validates that one λ; without --lambda, the --lambda-path: give one of them")
@@ -474,14 +482,18 @@ func printBlocks(w io.Writer, p acfcd.Problem, m *acfcd.Model, r *acfcd.Result) 
 // solvers but -s 7), "#nonzeros/#features" (-s 5, 6) and "rho" (-s 21).
 func printBlock(w io.Writer, p acfcd.Problem, m *acfcd.Model, b *acfcd.Result) {
 	fmt.Fprintf(w, "optimization finished, #iter = %d\n", b.Epochs)
+	if b.HitEpochCap {
+		fmt.Fprintln(w, "WARNING: reaching max number of iterations") // liblinear's line, which scripts look for
+	}
 	if b.NewtonSteps > 0 {
+		// The switch is the dual's cost rule at work, not a failure.
 		switch {
 		case p == acfcd.HingeDual || p == acfcd.SVRDual:
-			fmt.Fprintf(w, "the dual stalled: %d interior-point iterations took over, then the full dual KKT check\n", b.NewtonSteps)
+			fmt.Fprintf(w, "finished by %d interior-point iterations on the dual, then the full dual KKT check\n", b.NewtonSteps)
 		case b.NewtonFirst:
 			fmt.Fprintf(w, "few features: %d primal Newton steps chosen up front, then the full dual KKT check\n", b.NewtonSteps)
 		default:
-			fmt.Fprintf(w, "the dual stalled: %d primal Newton steps took over, then the full dual KKT check\n", b.NewtonSteps)
+			fmt.Fprintf(w, "finished by %d primal Newton steps, then the full dual KKT check\n", b.NewtonSteps)
 		}
 	}
 	fmt.Fprintf(w, "Objective value = %s\n", cFloat(b.Objective))
@@ -505,10 +517,36 @@ func printBlock(w io.Writer, p acfcd.Problem, m *acfcd.Model, b *acfcd.Result) {
 }
 
 // printTotals prints acfcd's own line after liblinear's: what the run
-// cost and how well it converged.
-func printTotals(w io.Writer, r *acfcd.Result) {
-	fmt.Fprintf(w, "max violation = %g, duality gap = %g, nnz(w) = %d, %d coordinate steps (%s selection), %.3f s\n",
-		r.Violation, r.Gap, r.NNZW, r.Iterations, r.Select, r.Seconds)
+// cost and how well it converged. The primal Newton solvers have neither
+// a duality gap nor a selection; a gap above the objective means the
+// objective printed is not known to one digit.
+func printTotals(w io.Writer, p acfcd.Problem, r *acfcd.Result) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "max violation = %g", r.Violation)
+	if !math.IsNaN(r.Gap) {
+		fmt.Fprintf(&b, ", duality gap = %g", r.Gap)
+		if math.Abs(r.Gap) > math.Abs(r.Objective) {
+			b.WriteString(" (above |objective|: a smaller -e tightens it)")
+		}
+	}
+	fmt.Fprintf(&b, ", nnz(w) = %d", r.NNZW)
+	switch p {
+	case acfcd.LogisticPrimal, acfcd.SquaredHingePrimal, acfcd.SquaredSVRPrimal:
+		fmt.Fprintf(&b, ", %d Newton steps", r.Iterations)
+	default:
+		fmt.Fprintf(&b, ", %d coordinate steps (%s selection)", r.Iterations, r.Select)
+	}
+	fmt.Fprintf(w, "%s, %.3f s\n", b.String(), r.Seconds)
+}
+
+// printWarning prints a warning of the library: liblinear's own in its
+// words (scripts look for them), the others with acfcd's prefix.
+func printWarning(w io.Writer, msg string) {
+	if strings.HasSuffix(msg, "specified in weight is not found") {
+		fmt.Fprintf(w, "WARNING: %s\n", msg)
+		return
+	}
+	fmt.Fprintf(w, "acfcd: warning: %s\n", msg)
 }
 
 // cFloat formats x as C's "%f" does (liblinear's "%lf"): six decimals;
@@ -554,6 +592,9 @@ func progressLine(pr acfcd.Progress, folds int) string {
 	case pr.Subproblems == 0 && pr.Class > 0:
 		fmt.Fprintf(&b, "class %d, ", pr.Class+1)
 	}
+	if pr.Points > 0 {
+		fmt.Fprintf(&b, "λ %d of %d (%.4g), ", pr.Point, pr.Points, pr.Lambda)
+	}
 	fmt.Fprintf(&b, "epoch %d, violation %.3g, objective %.10g", pr.Epoch, pr.Violation, pr.Objective)
 	return b.String()
 }
@@ -580,6 +621,12 @@ type report struct {
 	Converged      bool    `json:"converged"`
 	EpochCap       bool    `json:"hit_epoch_cap"`
 	Newton         int     `json:"newton_steps"`
+	// λ by cross-validation (-s lasso -v K): cv.glmnet's lambda.min and
+	// lambda.1se and their k, 1 for the largest λ, as printed.
+	LambdaMin *jsonNum `json:"lambda_min,omitempty"`
+	KMin      *int     `json:"lambda_min_k,omitempty"`
+	Lambda1SE *jsonNum `json:"lambda_1se,omitempty"`
+	K1SE      *int     `json:"lambda_1se_k,omitempty"`
 }
 
 // jsonNum is a number that is null in JSON when it is NaN (the primal
@@ -594,9 +641,19 @@ func (x jsonNum) MarshalJSON() ([]byte, error) {
 }
 
 func writeReport(w io.Writer, r *acfcd.Result) error {
-	b, err := json.Marshal(report{r.Solver, r.Select, r.C, r.Eps, r.Iterations, r.Epochs, r.Operations,
-		r.Seconds, r.Objective, jsonNum(r.Primal), jsonNum(r.Gap), jsonNum(r.Violation), r.NNZW, r.SupportVectors,
-		r.Converged, r.HitEpochCap, r.NewtonSteps})
+	return writeJSON(w, newReport(r))
+}
+
+func newReport(r *acfcd.Result) report {
+	return report{Solver: r.Solver, Select: r.Select, C: r.C, Eps: r.Eps, Iterations: r.Iterations, Epochs: r.Epochs,
+		Operations: r.Operations, Seconds: r.Seconds, Objective: r.Objective, Primal: jsonNum(r.Primal),
+		Gap: jsonNum(r.Gap), Violation: jsonNum(r.Violation), NNZW: r.NNZW, SupportVectors: r.SupportVectors,
+		Converged: r.Converged, EpochCap: r.HitEpochCap, Newton: r.NewtonSteps}
+}
+
+// writeJSON writes v as one line of JSON.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
@@ -604,24 +661,38 @@ func writeReport(w io.Writer, r *acfcd.Result) error {
 	return err
 }
 
+// ptrNum is x for an omitempty field of a report.
+func ptrNum(x float64) *jsonNum {
+	n := jsonNum(x)
+	return &n
+}
+
 // lassoPath fits the LASSO path, prints one line per λ as glmnet users
 // expect, and returns the last (smallest λ) model with its result.
 func lassoPath(ctx context.Context, stdout io.Writer, d *acfcd.Dataset, p acfcd.Params, n int, ratio float64, quiet bool) (*acfcd.Model, *acfcd.Result, error) {
+	if !quiet {
+		// Each λ's line as soon as it is done (a long path is not silent),
+		// numbered from 1 as the cross-validation table and glmnet number.
+		fmt.Fprintf(stdout, "%4s %14s %8s %16s %10s %10s %8s %9s\n", "k", "lambda", "nnz", "objective", "gap", "violation", "epochs", "seconds")
+		clear := p.Progress != nil && isTerminal(stdout) // the progress line shares the terminal
+		k := 0
+		p.PathProgress = func(pt acfcd.PathPoint) {
+			k++
+			if clear {
+				fmt.Fprint(stdout, "\r\033[K")
+			}
+			fmt.Fprintf(stdout, "%4d %14.6g %8d %16.10g %10.3g %10.3g %8d %9.3f\n", k, pt.Lambda, pt.NNZ, pt.Objective, pt.Gap, pt.Violation, pt.Epochs, pt.Seconds)
+		}
+	}
 	pts, err := acfcd.TrainPath(ctx, d, p, n, ratio)
 	if err != nil && len(pts) == 0 {
 		return nil, nil, err
-	}
-	if !quiet {
-		fmt.Fprintf(stdout, "%4s %14s %8s %16s %10s %10s %8s %9s\n", "k", "lambda", "nnz", "objective", "gap", "violation", "epochs", "seconds")
-		for k, pt := range pts {
-			fmt.Fprintf(stdout, "%4d %14.6g %8d %16.10g %10.3g %10.3g %8d %9.3f\n", k, pt.Lambda, pt.NNZ, pt.Objective, pt.Gap, pt.Violation, pt.Epochs, pt.Seconds)
-		}
 	}
 	last := pts[len(pts)-1]
 	sel := p.Select
 	res := &acfcd.Result{Solver: "LASSO", Select: sel.String(), Eps: p.Eps, Objective: last.Objective, Primal: last.Objective,
 		Gap: last.Gap, Violation: last.Violation, Converged: last.Converged, Cancelled: err != nil,
-		NNZW: last.Model.NNZ(), SupportVectors: -1}
+		NNZW: last.NNZ, SupportVectors: -1}
 	for _, pt := range pts {
 		res.Iterations += pt.Iterations
 		res.Epochs += pt.Epochs

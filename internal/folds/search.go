@@ -80,6 +80,9 @@ type Search struct {
 	// Keep holds every fold's copy of its training rows for the whole
 	// search (see KeepCopies); otherwise each training makes its own.
 	Keep bool
+	// MaxFeatures, if not 0, replaces D's in the folds' training rows: the
+	// caller judged the memory guard on D, whose rows the folds share.
+	MaxFeatures int
 	// NewWarm, if set, returns a fold's warm start, kept from one C to
 	// the next.
 	NewWarm func() any
@@ -102,11 +105,13 @@ func KeepCopies(d *dataio.Dataset, nfolds int) bool {
 // foldRows returns fold f's training rows, its held-out rows.
 func (s *Search) foldRows(fold int) (train *dataio.Dataset, held []int) {
 	lo, hi := fold*s.D.Rows/s.Folds, (fold+1)*s.D.Rows/s.Folds
-	if s.subs[fold] != nil {
-		return s.subs[fold], s.Perm[lo:hi]
+	if train = s.subs[fold]; train == nil {
+		rows := append(append(make([]int, 0, s.D.Rows-(hi-lo)), s.Perm[:lo]...), s.Perm[hi:]...)
+		train = s.D.Subset(rows)
 	}
-	rows := append(append(make([]int, 0, s.D.Rows-(hi-lo)), s.Perm[:lo]...), s.Perm[hi:]...)
-	train = s.D.Subset(rows)
+	if s.MaxFeatures > 0 {
+		train.MaxFeatures = s.MaxFeatures
+	}
 	if s.Keep {
 		s.subs[fold] = train
 	}
