@@ -172,7 +172,7 @@ func newPath(ctx context.Context, d *Dataset, p Params, pool *procs.Pool) (*lass
 
 // fitPath fits lambdas in order; earlyStop applies glmnet's early stop.
 func fitPath(ctx context.Context, path *lasso.Path, p Params, lambdas []float64, earlyStop bool) ([]PathPoint, error) {
-	pts, cancelled := path.FitAll(ctx, lambdas, p.Seed, earlyStop)
+	pts, cancelled := path.FitAll(ctx, lambdas, p.Seed, earlyStop, p.PathProgress)
 	if cancelled != nil {
 		return pts, interrupted(ctx, cancelled)
 	}

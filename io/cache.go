@@ -1,6 +1,11 @@
 package dataio
 
-import "github.com/acfcd/acfcd/io/internal/cache"
+import (
+	"io"
+	"os"
+
+	"github.com/acfcd/acfcd/io/internal/cache"
+)
 
 // openCache maps a binary cache file and verifies it (io/internal/cache).
 // The dataset's slices point into the mapping until Close.
@@ -12,6 +17,19 @@ func openCache(path string, opt Options) (*Dataset, error) {
 	d := datasetOf(m, path)
 	d.release = release
 	return d, nil
+}
+
+// IsCache reports whether the file at path is a binary cache (by its first
+// bytes, as Load detects it).
+func IsCache(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	n, _ := io.ReadFull(f, head)
+	return cache.HasMagic(head[:n])
 }
 
 // WriteCache writes d to path as a binary cache (layout in

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/acfcd/acfcd/internal/testkit"
 )
 
 // TestDataDir loads every data file in $ACFCD_DATA (skipped when unset;
@@ -65,8 +67,8 @@ func TestDataDir(t *testing.T) {
 // there is one (faster) and Open otherwise.
 func decompressed(path string) ([]byte, error) {
 	if c, err := Compression(path); err == nil && c == "bzip2" {
-		if _, err := exec.LookPath("bzip2"); err == nil {
-			return exec.Command("bzip2", "-dc", path).Output()
+		if bzip2, ok := testkit.Runs("bzip2", "--help"); ok {
+			return exec.Command(bzip2, "-dc", path).Output()
 		}
 	}
 	r, err := Open(path)

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/acfcd/acfcd/internal/testkit"
 )
 
 func writeFile(t *testing.T, name string, data []byte) string {
@@ -97,8 +99,8 @@ func TestLoadCompressed(t *testing.T) {
 	})
 
 	// A bigger one made by the bzip2 program, when there is one.
-	if _, err := exec.LookPath("bzip2"); err == nil {
-		cmd := exec.Command("bzip2", "-c")
+	if bzip2, ok := testkit.Runs("bzip2", "--help"); ok {
+		cmd := exec.Command(bzip2, "-c")
 		cmd.Stdin = strings.NewReader(text)
 		bz, err := cmd.Output()
 		if err != nil {

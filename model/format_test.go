@@ -388,14 +388,7 @@ func FuzzReadModel(f *testing.F) {
 
 func liblinearTools(t *testing.T) (train, predict string) {
 	t.Helper()
-	var err error
-	if train, err = exec.LookPath("liblinear-train"); err != nil {
-		t.Skip("liblinear-train not installed (Debian: apt-get install liblinear-tools)")
-	}
-	if predict, err = exec.LookPath("liblinear-predict"); err != nil {
-		t.Skip("liblinear-predict not installed (Debian: apt-get install liblinear-tools)")
-	}
-	return train, predict
+	return testkit.NeedTool(t, "liblinear-train"), testkit.NeedTool(t, "liblinear-predict")
 }
 
 type sparseRow struct {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/acfcd/acfcd/bench/internal/benchkit"
+	"github.com/acfcd/acfcd/internal/testkit"
 )
 
 func TestParseReply(t *testing.T) {
@@ -129,7 +130,7 @@ func TestDryRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := exec.LookPath(o.Rscript); err != nil {
+	if _, ok := testkit.Runs(o.Rscript, "-e", "library(glmnet)"); !ok {
 		o.Rscript = ""
 	}
 	// The excess is measured against the best objective of the tools that

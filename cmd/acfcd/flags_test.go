@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/acfcd/acfcd"
+	"github.com/acfcd/acfcd/internal/testkit"
 	"github.com/acfcd/acfcd/model"
 )
 
@@ -34,7 +35,7 @@ func TestFlagsForEverySolver(t *testing.T) {
 		var variants [][]string
 		base := []string{"-s", s, "-c", "2", "-e", "0.5", "--max-epochs", "5", "--seed", "3", "-q"}
 		if s == "lasso" {
-			base = append(base, "--lambda", "0.5")
+			base = []string{"-s", s, "-e", "0.5", "--max-epochs", "5", "--seed", "3", "-q", "--lambda", "0.5"} // no C: -c is refused
 			variants = append(variants, []string{"--intercept", "--gap", "0.1"}, []string{"-v", "3"})
 		} else {
 			variants = append(variants, []string{"-v", "3"}, []string{"-w1", "2", "-w-1", "0.5"})
@@ -113,7 +114,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"-s", "lasso", "--lambda", "1", "--thresh", "-1"}, "--thresh -1: must be a finite number >= 0"},
 		{[]string{"-s", "lasso", "--lambda", "1", "--thresh", "1e-7", "--gap", "0.1"}, "--thresh 1e-07: glmnet's stopping rule cannot be combined with a KKT tolerance or a gap tolerance"},
 		{[]string{"-s", "lasso", "--lambda", "1", "--thresh", "1e-7", "-e", "0.1"}, "--thresh 1e-07: glmnet's stopping rule cannot be combined with a KKT tolerance or a gap tolerance"},
-		{[]string{"-s", "lasso", "--lambda", "1", "--alpha", "0"}, "--alpha 0: the elastic-net mixing must be in (0, 1]"},
+		{[]string{"-s", "lasso", "--lambda", "1", "--alpha", "0"}, "--alpha 0: ridge regression (glmnet's alpha = 0) is -s 11 -p 0, the L2-regularised squared loss, with C = 1/λ; the elastic-net mixing of -s lasso must be in (0, 1]"},
 		{[]string{"-s", "lasso", "--lambda", "1", "--alpha", "1.5"}, "--alpha 1.5: the elastic-net mixing must be in (0, 1]"},
 		{[]string{"-s", "lasso", "-v", "3", "--lambda-choice", "best"}, `--lambda-choice "best": want min or 1se`},
 		{[]string{"-s", "lasso", "--lambda", "1", "--lambda-choice", "min"}, "--lambda-choice is for λ by cross-validation: -s lasso -v K without --lambda"},
@@ -287,7 +288,7 @@ func TestTrainOutputLines(t *testing.T) {
 					}
 				}
 			}
-			stalled := regexp.MustCompile(`(?m)^(the dual stalled|few features): .*\n`)
+			stalled := regexp.MustCompile(`(?m)^(finished by |few features: ).*\n`)
 			if !strings.Contains(stalled.ReplaceAllString(out, ""), exp.String()) {
 				t.Errorf("-s %s: output\n%s\nlacks\n%s", tc.s, out, exp.String())
 			}
@@ -415,7 +416,7 @@ func TestProgressLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
-	_, _, err = acfcd.Train(t.Context(), d, acfcd.Params{Progress: func(pr acfcd.Progress) {
+	_, _, err = acfcd.Train(t.Context(), d, acfcd.Params{Problem: acfcd.SquaredHingeDual, Progress: func(pr acfcd.Progress) {
 		seen[progressLine(pr, 0)[:strings.Index(progressLine(pr, 0), ",")+1]] = true
 	}})
 	if err != nil {
@@ -428,18 +429,12 @@ func TestProgressLine(t *testing.T) {
 	}
 }
 
-// runLiblinear runs a liblinear program if it is installed and returns
-// its stdout.
+// runLiblinear runs a liblinear program if it is installed and runs here,
+// and returns its stdout.
 func runLiblinear(t *testing.T, exe string, args ...string) (string, bool) {
 	t.Helper()
-	path := exe
-	if !filepath.IsAbs(exe) {
-		p, err := exec.LookPath(exe)
-		if err != nil {
-			return "", false
-		}
-		path = p
-	} else if _, err := os.Stat(exe); err != nil {
+	path, ok := testkit.Runs(exe)
+	if !ok {
 		return "", false
 	}
 	c := exec.Command(path, args...)

@@ -65,7 +65,8 @@ type info struct {
 	InputBytes   int64     `json:"input_bytes"`
 	ParseSeconds float64   `json:"parse_seconds"`
 	MBPerSecond  float64   `json:"mb_per_s"`
-	BytesPerNNZ  float64   `json:"resident_bytes_per_nnz"`
+	BytesPerNNZ  float64   `json:"resident_bytes_per_nnz"` // 0 when loading grew the resident size by less than minMeasuredRSS
+	Cache        bool      `json:"cache"`                  // a binary cache, mapped: ParseSeconds and MBPerSecond time the mapping
 	Threads      int       `json:"threads"`
 }
 
@@ -106,9 +107,12 @@ func runInfo(stdout, stderr io.Writer, args []string) error {
 	if secs > 0 {
 		in.MBPerSecond = float64(d.InputBytes) / 1e6 / secs
 	}
-	if in.NNZ > 0 && rssBefore > 0 && rssAfter > 0 {
-		in.BytesPerNNZ = float64(rssAfter-rssBefore) / float64(in.NNZ)
+	// Below some MiB the resident size is the runtime's own and its pages,
+	// not the data's: no per-non-zero figure then.
+	if grew := rssAfter - rssBefore; in.NNZ > 0 && rssBefore > 0 && grew >= minMeasuredRSS {
+		in.BytesPerNNZ = float64(grew) / float64(in.NNZ)
 	}
+	in.Cache = opt.Format == "cache" || (opt.Format == "" && dataio.IsCache(path))
 	in.LabelMin, in.LabelMax = math.Inf(1), math.Inf(-1)
 	counts := map[float64]int{}
 	for _, y := range d.Label {
@@ -162,12 +166,20 @@ func runInfo(stdout, stderr io.Writer, args []string) error {
 	if in.FileBytes > 0 {
 		fmt.Fprintf(stdout, "file size   %d bytes\n", in.FileBytes)
 	}
-	fmt.Fprintf(stdout, "parsed      %d bytes in %.3f s (%.1f MB/s, %d threads)\n", in.InputBytes, in.ParseSeconds, in.MBPerSecond, in.Threads)
+	if in.Cache {
+		fmt.Fprintf(stdout, "mapped      a binary cache of %d bytes in %.3f s (no parsing)\n", in.InputBytes, in.ParseSeconds)
+	} else {
+		fmt.Fprintf(stdout, "parsed      %d bytes in %.3f s (%.1f MB/s, %d threads)\n", in.InputBytes, in.ParseSeconds, in.MBPerSecond, in.Threads)
+	}
 	if in.BytesPerNNZ > 0 {
 		fmt.Fprintf(stdout, "memory      %.2f resident bytes per non-zero after loading\n", in.BytesPerNNZ)
 	}
 	return nil
 }
+
+// minMeasuredRSS is the least growth of the resident size that gives a
+// per-non-zero figure.
+const minMeasuredRSS = 16 << 20
 
 // maxListedLabels is how many distinct labels info lists before it gives a range.
 const maxListedLabels = 100

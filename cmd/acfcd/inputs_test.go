@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acfcd/acfcd/internal/testkit"
 )
 
 // writeText writes text to dir/name and returns the path.
@@ -54,7 +56,7 @@ func TestTrainLabels(t *testing.T) {
 	data := writeText(t, dir, "reg.svm", "# y x\n1 1:1\n\n0.5 2:1\n-1 1:1 2:1\n")
 	model := filepath.Join(dir, "m")
 	want := data + ":4: label 0.5 is not an integer: classifiers take integer class labels " +
-		"(liblinear would truncate it to 0 and make every distinct value a class); for regression targets use -s lasso"
+		"(liblinear would truncate it to 0 and make every distinct value a class); for regression targets use -s lasso or an SVR (-s 11, 12, 13)"
 	for _, s := range []string{"1", "7", "ww"} {
 		if _, _, err := runCmd(t, "train", "-s", s, data, model); err == nil || err.Error() != want {
 			t.Errorf("-s %s:\n got  %v\n want %s", s, err, want)
@@ -92,7 +94,7 @@ func TestPredictMismatch(t *testing.T) {
 	if string(got) != "1\n-1\n-1\n1\n" || stdout != "Accuracy = 50% (2/4)\n" {
 		t.Errorf("predictions %q, %q", got, stdout)
 	}
-	if ll, err := exec.LookPath("liblinear-predict"); err == nil {
+	if ll, ok := testkit.Runs("liblinear-predict"); ok {
 		llOut := filepath.Join(dir, "ll")
 		b, err := exec.Command(ll, test, model, llOut).CombinedOutput()
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/acfcd/acfcd"
+	"github.com/acfcd/acfcd/internal/testkit"
 )
 
 // liblinearPredictors are the liblinear-predict programs to compare with,
@@ -18,7 +19,7 @@ import (
 func liblinearPredictors() []string {
 	var exes []string
 	for _, exe := range []string{"/work/anchors/liblinear-2.50/predict", "liblinear-predict"} {
-		if p, err := exec.LookPath(exe); err == nil {
+		if p, ok := testkit.Runs(exe); ok {
 			exes = append(exes, p)
 		}
 	}

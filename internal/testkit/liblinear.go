@@ -21,12 +21,10 @@ const LiblinearTrain = "/usr/bin/liblinear-train"
 // per subproblem; the submatch is the number.
 var LiblinearObjective = regexp.MustCompile(`Objective value = (\S+)`)
 
-// NeedLiblinear skips t unless LiblinearTrain is installed.
+// NeedLiblinear skips t unless LiblinearTrain is installed and runs.
 func NeedLiblinear(t testing.TB) {
 	t.Helper()
-	if _, err := os.Stat(LiblinearTrain); err != nil {
-		t.Skip("liblinear-train not installed (apt-get install liblinear-tools)")
-	}
+	NeedTool(t, LiblinearTrain)
 }
 
 // WriteLibSVM writes labelled sparse rows to path as 1-based libsvm text

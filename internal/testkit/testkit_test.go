@@ -85,3 +85,37 @@ func TestDenseRowsResidual(t *testing.T) {
 		t.Errorf("Residual: %v", r)
 	}
 }
+
+// A program that is on PATH but cannot run is reported as not running,
+// with the reason, so that tests comparing with it skip rather than fail.
+func TestRuns(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "broken-tool")
+	// A file marked executable that is no program: exec fails to start it.
+	if err := os.WriteFile(bad, []byte("\x7fELF\x02garbage"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Runs(bad); ok {
+		t.Errorf("%s runs", bad)
+	}
+	script := filepath.Join(dir, "exits-127")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho missing library >&2\nexit 127\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Runs(script); ok {
+		t.Errorf("%s runs", script)
+	}
+	usage := filepath.Join(dir, "usage")
+	if err := os.WriteFile(usage, []byte("#!/bin/sh\necho usage >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Runs(usage); !ok {
+		t.Errorf("%s does not run", usage)
+	}
+	if _, ok := Runs(usage, "--probe"); ok {
+		t.Errorf("%s --probe exits 1 but runs", usage)
+	}
+	if _, ok := Runs(filepath.Join(dir, "absent")); ok {
+		t.Error("an absent program runs")
+	}
+}

@@ -170,9 +170,7 @@ func TestSVRModelFile(t *testing.T) {
 	if err != nil || back.SolverType != m.SolverType || fmt.Sprint(back.W) != fmt.Sprint(m.W) {
 		t.Fatalf("read back: %v, %+v", err, back)
 	}
-	if _, err := os.Stat(liblinearPredict); err != nil {
-		t.Skip("liblinear-predict not installed")
-	}
+	testkit.NeedTool(t, liblinearPredict)
 	data := filepath.Join(dir, "data")
 	testkit.WriteLibSVM(t, d.Label, d.Row, data)
 	checkPredictions(t, d, data, path)

@@ -209,10 +209,10 @@ func labelMessage(d *dataio.Dataset, e *labelError) error {
 			text = strconv.FormatFloat(v, 'f', -1, 64) // -2147483649, not -2.147483649e+09
 		}
 		return fmt.Errorf("%s: label %s is not a class label: classifiers take integer labels in the int32 range "+
-			"[-2147483648, 2147483647] (liblinear stores them as C ints); for regression targets use -s lasso", d.Where(e.row), text)
+			"[-2147483648, 2147483647] (liblinear stores them as C ints); for regression targets use -s lasso or an SVR (-s 11, 12, 13)", d.Where(e.row), text)
 	}
 	return fmt.Errorf("%s: label %g is not an integer: classifiers take integer class labels "+
-		"(liblinear would truncate it to %g and make every distinct value a class); for regression targets use -s lasso",
+		"(liblinear would truncate it to %g and make every distinct value a class); for regression targets use -s lasso or an SVR (-s 11, 12, 13)",
 		d.Where(e.row), v, math.Trunc(v)+0)
 }
 

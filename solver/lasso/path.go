@@ -71,11 +71,14 @@ func Sequence(lamMax float64, n int, ratio float64) []float64 {
 // FitAll fits lambdas in order, each warm-started from the previous
 // solution with a fresh ACF state seeded from seed and the point's index;
 // earlyStop applies glmnet's early stop. A cancelled fit ends the path:
-// its point comes last, and cancelled is its result.
-func (p *Path) FitAll(ctx context.Context, lambdas []float64, seed uint64, earlyStop bool) (pts []PathPoint, cancelled *fit.Result) {
+// its point comes last, and cancelled is its result. each, if not nil, is
+// called with every point once it is done (the interrupted one too).
+func (p *Path) FitAll(ctx context.Context, lambdas []float64, seed uint64, earlyStop bool, each func(PathPoint)) (pts []PathPoint, cancelled *fit.Result) {
 	pts = make([]PathPoint, 0, min(len(lambdas), DefaultPathLength)) // the early stop may end a path long before its last λ
+	defer func() { p.point = fit.Progress{} }()
 	for k, lam := range lambdas {
 		start := time.Now()
+		p.point = fit.Progress{Point: k + 1, Points: len(lambdas), Lambda: lam}
 		m, res := p.Fit(ctx, lam, mix.Seed(seed, uint64(k)))
 		nnz := 0
 		for _, v := range m.W[:m.NumFeature] {
@@ -86,6 +89,9 @@ func (p *Path) FitAll(ctx context.Context, lambdas []float64, seed uint64, early
 		pts = append(pts, PathPoint{Lambda: lam, NNZ: nnz, Objective: res.Objective, Gap: res.Gap,
 			Violation: res.Violation, DevRatio: p.DevRatio(), Converged: res.Converged, Iterations: res.Iterations,
 			Epochs: res.Epochs, Seconds: time.Since(start).Seconds(), Model: m})
+		if each != nil {
+			each(pts[k])
+		}
 		if res.Cancelled {
 			return pts, res
 		}

@@ -44,6 +44,8 @@ type Path struct {
 	rule stopRule // the Spec's
 	drv  *solver.Tuning
 	tune *Tuning
+
+	point fit.Progress // FitAll's point, for the progress of its fits
 }
 
 // NewPath checks d for the LASSO and returns its problem at w = 0, under
@@ -190,7 +192,12 @@ func (p *Path) Fit(ctx context.Context, lam float64, seed uint64) (*model.Model,
 	cfg := p.config(ctx, seed, maxEpochs)
 	cfg.Eps, cfg.Trace = eps, s.Trace
 	if f := s.Progress; f != nil {
-		cfg.Progress = func(epoch int, viol, obj float64) { f(fit.Progress{Epoch: epoch, Violation: viol, Objective: obj}) }
+		pt := p.point
+		cfg.Progress = func(epoch int, viol, obj float64) {
+			pr := pt
+			pr.Epoch, pr.Violation, pr.Objective = epoch, viol, obj
+			f(pr)
+		}
 	}
 	f := prob.Fit(cfg, seed)
 	res := &fit.Result{Select: s.Select.String(), Eps: eps}
@@ -212,7 +219,13 @@ func (p *Path) Fit(ctx context.Context, lam float64, seed uint64) (*model.Model,
 	}
 	m := prob.Model()
 	m.Partial = !res.Converged
-	res.NNZW = m.NNZ()
+	// The features' weights, the intercept not counted, as a path point's
+	// NNZ and glmnet's df count them.
+	for _, v := range m.W[:m.NumFeature] {
+		if v != 0 {
+			res.NNZW++
+		}
+	}
 	return m, res
 }
 

@@ -541,7 +541,7 @@ func TestLassoFloat(t *testing.T) {
 
 // scikit-learn's Lasso (alpha = λ/ℓ) reaches the same objective.
 func TestLassoSklearn(t *testing.T) {
-	const py = "/usr/bin/python3"
+	py := testkit.NeedTool(t, "/usr/bin/python3", "-c", "import numpy, sklearn")
 	d := synth.SparseRegression(synth.SparseRegressionConfig{Seed: 16, Rows: 60, Feats: 40, Density: 0.3, K: 8, Noise: 0.5, Offset: 3, Shift: 0.3})
 	X := testkit.DenseRows(d.Rows, d.Features, d.Row)
 	type skFit struct {

@@ -349,14 +349,7 @@ func TestTrainCSEdges(t *testing.T) {
 // liblinear-predict, skipping the test when they are not installed.
 func liblinearCS(t *testing.T) (trainer, predict string) {
 	t.Helper()
-	var err error
-	if trainer, err = exec.LookPath("liblinear-train"); err != nil {
-		t.Skip("liblinear-train not installed (Debian: apt-get install liblinear-tools)")
-	}
-	if predict, err = exec.LookPath("liblinear-predict"); err != nil {
-		t.Skip("liblinear-predict not installed (Debian: apt-get install liblinear-tools)")
-	}
-	return trainer, predict
+	return testkit.NeedTool(t, "liblinear-train"), testkit.NeedTool(t, "liblinear-predict")
 }
 
 // runLiblinearCS trains the data file data with liblinear-train -s 4
@@ -470,7 +463,7 @@ func TestTrainCSModelFile(t *testing.T) {
 			t.Fatalf("%d lines", lines)
 		}
 
-		if _, err := exec.LookPath("liblinear-predict"); err != nil {
+		if _, ok := testkit.Runs("liblinear-predict"); !ok {
 			continue
 		}
 		trainer, predict := liblinearCS(t)

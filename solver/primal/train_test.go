@@ -95,10 +95,7 @@ func TestPrimalOptimal(t *testing.T) {
 // Model.Predict does.
 func TestPrimalAgainstLiblinear(t *testing.T) {
 	testkit.NeedLiblinear(t)
-	predict, err := exec.LookPath("liblinear-predict")
-	if err != nil {
-		t.Skip("liblinear-predict not installed (apt-get install liblinear-tools)")
-	}
+	predict := testkit.NeedTool(t, "liblinear-predict")
 	for _, loss := range losses {
 		for _, pc := range primalCases(loss) {
 			t.Run(fmt.Sprintf("s=%s/%s", flags[loss], pc.name), func(t *testing.T) {
