@@ -31,8 +31,9 @@ with all 17 significant digits, so that they read back exactly. Every line of
 DATA must hold an example (blank and comment-only lines are refused, as
 liblinear-predict refuses them), so that line k of OUT is the prediction of
 line k of DATA. Prints the accuracy, or for regression models the mean squared
-error and squared correlation coefficient (on stderr when OUT is standard
-output).
+error and squared correlation coefficient, after the predictions (on stderr
+when OUT is -, which then holds the predictions alone). DATA is read in
+blocks: memory does not grow with its size.
 
 options:
 `)
