@@ -9,10 +9,8 @@ import (
 	"github.com/acfcd/acfcd/internal/fault"
 	"github.com/acfcd/acfcd/internal/folds"
 	"github.com/acfcd/acfcd/internal/procs"
-	"github.com/acfcd/acfcd/internal/tune"
 	"github.com/acfcd/acfcd/kernel"
 	"github.com/acfcd/acfcd/solver/fit"
-	"github.com/acfcd/acfcd/solver/primal"
 )
 
 // The grid of liblinear's parameter search (find_parameters).
@@ -116,11 +114,6 @@ func FindC(ctx context.Context, d *Dataset, p Params, nfolds int, opt SearchOpti
 		f.NewWarm = func() any { return newWarm(opt.Cold) }
 	}
 	p.Progress = fit.LockedProgress(p.Progress) // one call at a time, as CrossValidate
-	// liblinear's stopping rule at every C: a warm start that meets it at
-	// once leaves w as it was, and five such C end the search.
-	pt := *tune.Get(ctx, primal.DefaultTuning)
-	pt.SearchTighten = 0
-	ctx = tune.With(ctx, &pt)
 	defer func() { out.Seconds = time.Since(start).Seconds() }()
 
 	if !f.Regression {

@@ -43,7 +43,6 @@ func TestDefaults(t *testing.T) {
 		"SmallNNZ":       int64(200000),
 		"SmallTighten":   0.25,
 		"SmallTightenCS": 0.05,
-		"SearchTighten":  0.01,
 
 		"DualStepOps":      int64(8),
 		"SwitchOps":        int64(0),

@@ -183,12 +183,6 @@ func (t *training) solve(k int, pp *Problem, y []float64) {
 		// liblinear's primal_solver_tol
 		tol = t.eps * float64(max(min(pos, len(y)-pos), 1)) / float64(len(y))
 	}
-	if tu := t.tune; t.warm != nil && tu.SearchTighten > 0 && tu.SearchTighten < 1 {
-		// A parameter search: at liblinear's rule a warm start at the next
-		// C often passes at once, and the accuracies compared are where
-		// it stood.
-		tol *= tu.SearchTighten
-	}
 	pp.Cost = [2]float64{sp.Cn, sp.Cp}
 	pp.P = max(t.s.P, 0)
 	clear(pp.W)
@@ -286,10 +280,12 @@ func (t *training) violation(gnorm, g0, tol float64) float64 {
 
 // Warm carries one fold's weights from one C of a parameter search to the
 // next: each subproblem starts from its w at the previous C (liblinear's
-// init_sol), and every C is solved to eps·Tuning.SearchTighten. The
-// subproblems of one training run in parallel, hence the lock.
+// init_sol), and every C is solved by liblinear's rule, so that a warm
+// start that meets it at once leaves w as it was and five such C end the
+// search, as liblinear's does. The subproblems of one training run in
+// parallel, hence the lock.
 type Warm struct {
-	cold bool // every C from w = 0 (still solved to the tighter eps)
+	cold bool // every C from w = 0
 	mu   sync.Mutex
 	w    [][]float64
 }

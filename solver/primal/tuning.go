@@ -29,11 +29,6 @@ type Tuning struct {
 	// summed on its own (so it, never GOMAXPROCS, fixes the sums).
 	RowParts   int
 	BinaryRows bool
-	// SearchTighten: FindC (-C) solves each C of the primal Newton
-	// solvers (-s 0, 2, 11) to eps·SearchTighten, so that the accuracy
-	// it compares is the solution's, not where a warm start happened to
-	// stop (0 or ≥ 1: the user's eps).
-	SearchTighten float64
 }
 
 // DefaultTuning returns the defaults.
@@ -46,6 +41,5 @@ func DefaultTuning() Tuning {
 		HessianKeepMax:     2048,
 		RowParts:           8,
 		BinaryRows:         true,
-		SearchTighten:      0.01,
 	}
 }
