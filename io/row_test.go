@@ -3,18 +3,9 @@ package dataio
 import (
 	"fmt"
 	"testing"
-)
 
-// panicText returns what f panics with, or "" when it returns.
-func panicText(f func()) (msg string) {
-	defer func() {
-		if r := recover(); r != nil {
-			msg = fmt.Sprint(r)
-		}
-	}()
-	f()
-	return ""
-}
+	"github.com/acfcd/acfcd/internal/testkit"
+)
 
 // rowData is three rows, the middle one empty, with float64 values and
 // (second result) the same values as float32.
@@ -68,7 +59,7 @@ func TestRowAccess(t *testing.T) {
 		{"Subset", func() { d64.Subset([]int{2, 0, 3}) }, "dataio: Dataset.Subset: rows[2] = 3 is out of range [0, 3)"},
 		{"Subset negative", func() { d32.Subset([]int{-1}) }, "dataio: Dataset.Subset: rows[0] = -1 is out of range [0, 3)"},
 	} {
-		if got := panicText(c.f); got != c.want {
+		if got := testkit.PanicText(c.f); got != c.want {
 			t.Errorf("%s: panic %q\nwant %q", c.name, got, c.want)
 		}
 	}

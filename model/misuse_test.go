@@ -1,21 +1,11 @@
 package model
 
 import (
-	"fmt"
 	"math"
 	"testing"
-)
 
-// panicText returns what f panics with, or "" when it returns.
-func panicText(f func()) (msg string) {
-	defer func() {
-		if r := recover(); r != nil {
-			msg = fmt.Sprint(r)
-		}
-	}()
-	f()
-	return ""
-}
+	"github.com/acfcd/acfcd/internal/testkit"
+)
 
 // TestMisuse: a row with fewer values than indices, or a Decision buffer
 // too short, panics with a message that names the method and both
@@ -35,7 +25,7 @@ func TestMisuse(t *testing.T) {
 		{"Decision out", func() { m.Decision(idx, []float64{1, 2}, out[:2]) }, "model: Model.Decision: out has room for 2 values, the model has 3 weight vectors"},
 		{"Predict ok", func() { m.Predict(idx, []float64{1, 2, 3}) }, ""},
 	} {
-		if got := panicText(c.f); got != c.want {
+		if got := testkit.PanicText(c.f); got != c.want {
 			t.Errorf("%s: panic %q\nwant %q", c.name, got, c.want)
 		}
 	}

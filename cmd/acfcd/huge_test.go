@@ -1,25 +1,19 @@
 package main
 
 import (
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acfcd/acfcd/internal/synth"
 )
 
 // writeHuge writes 60 separable rows with two features of about scale.
 func writeHuge(t *testing.T, dir string, scale float64) string {
 	t.Helper()
-	r := rand.New(rand.NewPCG(1, 1))
-	var b strings.Builder
-	for i := range 60 {
-		y := float64(2*(i%2) - 1)
-		fmt.Fprintf(&b, "%+g 1:%.6e 2:%.6e\n", y, y*(1+r.Float64())*scale, (2*r.Float64()-1)*scale)
-	}
 	p := filepath.Join(dir, "big.svm")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte(synth.ScaledText(60, scale, 1, 1, true)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -105,25 +105,23 @@ func WriteFileContext(ctx context.Context, path string, fill func(f *os.File) er
 // a path that is one of them (the same file, through a link or another
 // name) is refused, since writing would replace what was read.
 func Check(path string, inputs ...string) error {
-	if err := check(path); err != nil {
+	t, err := check(path)
+	if err != nil {
 		return err
 	}
-	return notInput(path, inputs)
+	return notInput(path, t, inputs)
 }
 
 // CheckFile is Check for WriteFile.
 func CheckFile(path string, inputs ...string) error { return Check(path, inputs...) }
 
-// notInput returns an error if path, followed through its links, is the
-// same file as one of inputs ("-", standard input, is none).
-func notInput(path string, inputs []string) error {
-	t, err := resolve(path)
-	if err != nil || t.kind != replace {
-		return err // a stream or descriptor replaces nothing
-	}
-	out, err := os.Stat(filepath.Join(t.dir, t.base))
-	if err != nil {
-		return nil // nothing there yet
+// notInput returns an error if the regular file that path resolved to (t)
+// is the same file as one of inputs ("-", standard input, is none). A
+// stream, a descriptor or a new file replaces nothing.
+func notInput(path string, t target, inputs []string) error {
+	out := t.owner
+	if t.kind != replace || out == nil {
+		return nil
 	}
 	for _, in := range inputs {
 		if in == "-" || in == "" {
@@ -191,7 +189,7 @@ type target struct {
 	perm      fs.FileMode
 	fd        int         // descriptor
 	pipe      bool        // stream: a named pipe
-	owner     fs.FileInfo // replace: the file replaced, whose owner the new one keeps
+	owner     fs.FileInfo // replace: the regular file replaced (nil: none yet), whose owner the new one keeps
 }
 
 // maxLinks bounds the links followed, as the kernel's ELOOP does.
@@ -332,28 +330,29 @@ func createTemp(path string, t target) (*os.File, error) {
 	return nil, fmt.Errorf("write %s: cannot create a file in folder %s: %w", name, dir, unwrapPath(err))
 }
 
-func check(path string) error {
+// check is Check without the inputs; it returns what path resolved to.
+func check(path string) (target, error) {
 	t, err := resolve(path)
 	if err != nil {
-		return err
+		return t, err
 	}
 	switch t.kind {
 	case descriptor:
 		f, err := openDescriptor(t.fd, path)
 		if err != nil {
-			return err
+			return t, err
 		}
-		return f.Close()
+		return t, f.Close()
 	case stream:
-		return nil
+		return t, nil
 	}
 	f, err := createTemp(path, t)
 	if err != nil {
-		return err
+		return t, err
 	}
 	f.Close()
 	os.Remove(f.Name())
-	return nil
+	return t, nil
 }
 
 func write(ctx context.Context, path string, buffered bool, fill func(f *os.File) error) (err error) {

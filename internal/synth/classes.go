@@ -1,7 +1,9 @@
 package synth
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	dataio "github.com/acfcd/acfcd/io"
 )
@@ -103,4 +105,26 @@ func HandRows(f32 bool) *dataio.Dataset {
 		d, _ = Float32Copies(d)
 	}
 	return d
+}
+
+// ScaledText is rows separable rows of two features as libsvm text, their
+// values about scale: label y = ±1 (alternating, −1 first with flip, else
+// +1 first), x = (y·(1 + u₁)·scale, (2u₂ − 1)·scale) with u from a PCG
+// seeded (s1, s2). The same rows at any scale test arithmetic that leaves
+// the float64 range.
+func ScaledText(rows int, scale float64, s1, s2 uint64, flip bool) string {
+	r := rand.New(rand.NewPCG(s1, s2))
+	var b strings.Builder
+	for i := range rows {
+		y := float64(1 - 2*(i%2))
+		if flip {
+			y = -y
+		}
+		u1 := float64(r.Float64()) // rounded before the sums: no fused multiply-add
+		u2 := float64(r.Float64())
+		x1 := y * (1 + u1) * scale
+		x2 := (float64(2*u2) - 1) * scale
+		fmt.Fprintf(&b, "%+g 1:%.6e 2:%.6e\n", y, x1, x2)
+	}
+	return b.String()
 }

@@ -5,6 +5,7 @@
 package testkit
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -135,4 +136,15 @@ func Residual(X [][]float64, y, w []float64, b float64) []float64 {
 		r[i] = s
 	}
 	return r
+}
+
+// PanicText returns what f panics with, formatted, or "" when it returns.
+func PanicText(f func()) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprint(r)
+		}
+	}()
+	f()
+	return ""
 }

@@ -2,11 +2,10 @@ package l1
 
 import (
 	"context"
-	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/synth"
 	dataio "github.com/acfcd/acfcd/io"
 )
 
@@ -14,13 +13,7 @@ import (
 // from libsvm text.
 func hugeRows(t *testing.T, scale float64) *dataio.Dataset {
 	t.Helper()
-	r := rand.New(rand.NewPCG(1, 1))
-	var b strings.Builder
-	for i := range 60 {
-		y := float64(2*(i%2) - 1)
-		fmt.Fprintf(&b, "%+g 1:%.6e 2:%.6e\n", y, y*(1+r.Float64())*scale, (2*r.Float64()-1)*scale)
-	}
-	d, err := dataio.Read(strings.NewReader(b.String()), "huge.svm", dataio.Options{})
+	d, err := dataio.Read(strings.NewReader(synth.ScaledText(60, scale, 1, 1, true)), "huge.svm", dataio.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,8 +34,7 @@ func TestHugeValues(t *testing.T) {
 			}
 			right := 0
 			for i := 0; i < d.Rows; i++ {
-				a, b := d.RowPtr[i], d.RowPtr[i+1]
-				if m.Predict(d.Index[a:b], d.Value[a:b]) == d.Label[i] {
+				if m.Predict(d.Row(i)) == d.Label[i] {
 					right++
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	dataio "github.com/acfcd/acfcd/io"
+	"github.com/acfcd/acfcd/model"
 	"github.com/acfcd/acfcd/solver/fit"
 )
 
@@ -35,6 +36,17 @@ func scaledClasses(t *testing.T, scale float64) *dataio.Dataset {
 	return d
 }
 
+// trainingRight counts the rows of d that m predicts as labelled.
+func trainingRight(m *model.Model, d *dataio.Dataset) int {
+	right := 0
+	for i := 0; i < d.Rows; i++ {
+		if m.Predict(d.Row(i)) == d.Label[i] {
+			right++
+		}
+	}
+	return right
+}
+
 // Crammer–Singer's α_i^{y_i} is about 1/‖x_i‖², far below C: computed as
 // C + (t_y − C) it lost its bits: these classes stopped at the epoch cap
 // with about 65% training accuracy from 1e100 up (a two-class problem
@@ -43,14 +55,7 @@ func TestCSHugeValues(t *testing.T) {
 	for _, scale := range []float64{1, 1e10, 1e100, 1e153} {
 		d := scaledClasses(t, scale)
 		m, res := mustTrain(t, context.Background(), d, Spec{Spec: fit.Spec{C: 1}, Crammer: true})
-		right := 0
-		for i := 0; i < d.Rows; i++ {
-			a, b := d.RowPtr[i], d.RowPtr[i+1]
-			if m.Predict(d.Index[a:b], d.Value[a:b]) == d.Label[i] {
-				right++
-			}
-		}
-		if right != d.Rows || !res.Converged || res.HitEpochCap {
+		if right := trainingRight(m, d); right != d.Rows || !res.Converged || res.HitEpochCap {
 			t.Errorf("scale %g: training accuracy %d/%d, converged %v, epoch cap %v, violation %g after %d epochs",
 				scale, right, d.Rows, res.Converged, res.HitEpochCap, res.Violation, res.Epochs)
 		}

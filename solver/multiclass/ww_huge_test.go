@@ -15,14 +15,7 @@ func TestWWHugeValues(t *testing.T) {
 	for _, scale := range []float64{1, 1e10, 1e100, 1e153} {
 		d := scaledClasses(t, scale)
 		m, res := mustTrain(t, context.Background(), d, Spec{Spec: fit.Spec{C: 1}})
-		right := 0
-		for i := 0; i < d.Rows; i++ {
-			a, b := d.RowPtr[i], d.RowPtr[i+1]
-			if m.Predict(d.Index[a:b], d.Value[a:b]) == d.Label[i] {
-				right++
-			}
-		}
-		if right != d.Rows || !res.Converged || res.HitEpochCap {
+		if right := trainingRight(m, d); right != d.Rows || !res.Converged || res.HitEpochCap {
 			t.Errorf("scale %g: training accuracy %d/%d, converged %v, epoch cap %v, violation %g after %d epochs",
 				scale, right, d.Rows, res.Converged, res.HitEpochCap, res.Violation, res.Epochs)
 		}

@@ -2,12 +2,11 @@ package primal
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/acfcd/acfcd/internal/synth"
 	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/model"
 )
@@ -16,13 +15,7 @@ import (
 // about scale: y·[1, 2]·scale and [−1, 1]·scale, read from libsvm text.
 func hugeData(t *testing.T, scale float64) *dataio.Dataset {
 	t.Helper()
-	r := rand.New(rand.NewPCG(1, 2))
-	var b strings.Builder
-	for i := range 60 {
-		y := float64(1 - 2*(i%2))
-		fmt.Fprintf(&b, "%+g 1:%.6e 2:%.6e\n", y, y*(1+r.Float64())*scale, (2*r.Float64()-1)*scale)
-	}
-	d, err := dataio.Read(strings.NewReader(b.String()), "huge.svm", dataio.Options{})
+	d, err := dataio.Read(strings.NewReader(synth.ScaledText(60, scale, 1, 2, false)), "huge.svm", dataio.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +26,7 @@ func hugeData(t *testing.T, scale float64) *dataio.Dataset {
 // mean squared error.
 func accuracy(d *dataio.Dataset, m *model.Model) (acc, mse float64) {
 	for i := 0; i < d.Rows; i++ {
-		a, b := d.RowPtr[i], d.RowPtr[i+1]
-		p := m.Predict(d.Index[a:b], d.Value[a:b])
+		p := m.Predict(d.Row(i))
 		if p == d.Label[i] {
 			acc++
 		}
