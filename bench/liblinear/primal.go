@@ -26,14 +26,6 @@ type primalEval struct {
 	GradInf float64
 }
 
-// logistic returns log(1 + exp(−z)) without overflow.
-func logistic(z float64) float64 {
-	if z > 0 {
-		return math.Log1p(math.Exp(-z))
-	}
-	return -z + math.Log1p(math.Exp(z))
-}
-
 // evalPrimal computes primalEval for model m on data d with cost C.
 func evalPrimal(m *acfcd.Model, d *acfcd.Dataset, s int, C float64) (primalEval, error) {
 	nrw := m.NrW
@@ -76,7 +68,7 @@ func evalPrimal(m *acfcd.Model, d *acfcd.Dataset, s int, C float64) (primalEval,
 			case 3:
 				l = max(0, 1-z)
 			case 7:
-				l, a = logistic(z), C/(1+math.Exp(z))
+				l, a = benchkit.Logistic(z), C/(1+math.Exp(z))
 			}
 			loss[c].Add(C * l)
 			if smooth && a != 0 {

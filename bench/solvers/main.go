@@ -309,7 +309,7 @@ func (o *options) runOne(ws *benchkit.Workspace, sv *solver, set, train, test st
 				continue
 			}
 		}
-		t.primal = primal(t.model, d, sv.s, c, params.P, params.Nu)
+		t.primal = benchkit.Primal(t.model, d, sv.s, c, params.P, params.Nu)
 		t.pred = predictAll(t.model, td)
 	}
 	r.metric = [3]float64{math.NaN(), math.NaN(), math.NaN()}

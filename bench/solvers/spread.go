@@ -39,7 +39,7 @@ func (o *options) runSpread(ws *benchkit.Workspace, sv *solver, r *result, train
 			sp.acfcd = append(sp.acfcd, math.NaN())
 			continue
 		}
-		sp.acfcd = append(sp.acfcd, primal(m, d, sv.s, p.C, p.P, p.Nu))
+		sp.acfcd = append(sp.acfcd, benchkit.Primal(m, d, sv.s, p.C, p.P, p.Nu))
 	}
 	text, err := os.ReadFile(train)
 	if err != nil {
@@ -69,7 +69,7 @@ func (o *options) runSpread(ws *benchkit.Workspace, sv *solver, r *result, train
 			sp.ll = append(sp.ll, math.NaN())
 			continue
 		}
-		sp.ll = append(sp.ll, primal(m, d, sv.s, p.C, p.P, p.Nu))
+		sp.ll = append(sp.ll, benchkit.Primal(m, d, sv.s, p.C, p.P, p.Nu))
 	}
 	r.spread = sp
 }

@@ -107,7 +107,16 @@ type ProcResult struct {
 // RunProcess runs bin with args under the deadline of ctx; a process
 // still running at the deadline is killed and reported as TimedOut.
 func RunProcess(ctx context.Context, bin string, args ...string) (ProcResult, error) {
+	return RunProcessEnv(ctx, nil, bin, args...)
+}
+
+// RunProcessEnv is RunProcess with env (KEY=value) added to the
+// environment.
+func RunProcessEnv(ctx context.Context, env []string, bin string, args ...string) (ProcResult, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out

@@ -1,13 +1,12 @@
-package main
+package benchkit
 
 import (
 	"math"
 
 	"github.com/acfcd/acfcd"
-	"github.com/acfcd/acfcd/bench/internal/benchkit"
 )
 
-// primal is the primal objective of model m on its training data d, from
+// Primal is the primal objective of model m on its training data d, from
 // the model's weights alone (the bias weight regularised, as liblinear
 // does by default), for liblinear's solver s:
 //
@@ -19,14 +18,15 @@ import (
 //	-s 11, 12      ½‖w‖² + C Σ_i max(0, |w·x_i − y_i| − p)²
 //	-s 13          ½‖w‖² + C Σ_i max(0, |w·x_i − y_i| − p)
 //	-s 21          ½‖w‖² − νlρ + Σ_i max(0, ρ − w·x_i)
+//	ww (101)       ½Σ_m ‖w_m‖² + C Σ_i Σ_{m≠y_i} max(0, 1 − (w_{y_i} − w_m)·x_i)
 //
 // with one-vs-rest vectors c (y_ic = +1 for class c's label, −1 else; one
 // vector with the first label positive for two classes).
-func primal(m *acfcd.Model, d *acfcd.Dataset, s int, C, p, nu float64) float64 {
+func Primal(m *acfcd.Model, d *acfcd.Dataset, s int, C, p, nu float64) float64 {
 	if p < 0 {
 		p = 0
 	}
-	var reg, loss benchkit.Sum
+	var reg, loss Sum
 	for _, v := range m.W {
 		if s == 5 || s == 6 {
 			reg.Add(math.Abs(v))
@@ -54,6 +54,18 @@ func primal(m *acfcd.Model, d *acfcd.Dataset, s int, C, p, nu float64) float64 {
 				}
 			}
 			loss.Add(C * worst)
+		case 101:
+			yc := -1
+			for c, l := range m.Labels {
+				if l == y {
+					yc = c
+				}
+			}
+			for c := range dec {
+				if c != yc && yc >= 0 {
+					loss.Add(C * max(0, 1-dec[yc]+dec[c]))
+				}
+			}
 		case 11, 12, 13:
 			e := max(0, math.Abs(dec[0]-y)-p)
 			if s == 13 {
@@ -72,7 +84,7 @@ func primal(m *acfcd.Model, d *acfcd.Dataset, s int, C, p, nu float64) float64 {
 				z := yc * dec[c]
 				switch s {
 				case 0, 6, 7:
-					loss.Add(C * logistic(z))
+					loss.Add(C * Logistic(z))
 				case 1, 2, 5:
 					h := max(0, 1-z)
 					loss.Add(C * h * h)
@@ -88,8 +100,8 @@ func primal(m *acfcd.Model, d *acfcd.Dataset, s int, C, p, nu float64) float64 {
 	return reg.Value() + loss.Value()
 }
 
-// logistic returns log(1 + exp(−z)) without overflow.
-func logistic(z float64) float64 {
+// Logistic returns log(1 + exp(−z)) without overflow.
+func Logistic(z float64) float64 {
 	if z > 0 {
 		return math.Log1p(math.Exp(-z))
 	}
