@@ -23,13 +23,17 @@ func (r *runner) lasso(ctx context.Context, s shape, path string) ([]*cell, erro
 	if r.o.Rscript == "" {
 		return nil, nil
 	}
-	bin := filepath.Join(r.o.Dir, "bin", "glmnet-bench")
+	bin := filepath.Join(r.tmp, "glmnet-bench")
 	if _, err := os.Stat(bin); err != nil {
 		if err := goBuild(bin, "./bench/glmnet"); err != nil {
 			return nil, err
 		}
 	}
-	out := filepath.Join(r.o.Dir, "glmnet", s.name)
+	base := r.tmp
+	if r.o.Out != "" {
+		base = r.o.Out // bench/glmnet's own tables are kept beside the corpus's
+	}
+	out := filepath.Join(base, "glmnet", s.name)
 	name := strings.TrimSuffix(filepath.Base(path), ".svm")
 	args := []string{"-data", filepath.Dir(path), "-workdir", filepath.Join(r.o.Dir, "glmnet-work"),
 		"-sets", name, "-cells", lassoCells, "-levels", "default,tight",

@@ -135,8 +135,14 @@ func run(o *options) error {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return err
 	}
+	// Binaries and model files are this run's own: runs may share -dir.
+	tmp, err := os.MkdirTemp("", "acfcd-corpus-run-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
 	if o.ACFCD == "" {
-		o.ACFCD = filepath.Join(o.Dir, "bin", "acfcd")
+		o.ACFCD = filepath.Join(tmp, "acfcd")
 		if err := goBuild(o.ACFCD, "./cmd/acfcd"); err != nil {
 			return err
 		}
@@ -145,7 +151,7 @@ func run(o *options) error {
 	if err != nil {
 		return err
 	}
-	r := &runner{o: o, ws: ws}
+	r := &runner{o: o, ws: ws, tmp: tmp}
 	for _, t := range []*string{&o.LL250, &o.LLMC, &o.Shark} {
 		if *t != "" {
 			if _, err := os.Stat(*t); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -107,8 +108,9 @@ func (c *cell) best() *toolRun {
 }
 
 type runner struct {
-	o  *options
-	ws *benchkit.Workspace
+	o   *options
+	ws  *benchkit.Workspace
+	tmp string // this run's binaries, models and bench/glmnet output
 }
 
 func (r *runner) logf(format string, args ...any) {
@@ -129,11 +131,19 @@ func (r *runner) file(ctx context.Context, s shape) (string, error) {
 	r.logf("writing %s (%s)", path, s.about)
 	if s.preset != nil {
 		args := append([]string{"gen"}, s.preset...)
-		tmp := path + ".tmp.svm"
+		tmp := filepath.Join(r.tmp, s.name+".svm")
 		if _, err := benchkit.RunProcess(ctx, r.o.ACFCD, append(args, "--out", tmp)...); err != nil {
 			return "", err
 		}
-		return path, os.Rename(tmp, path)
+		return path, benchkit.WriteAtomic(path, func(w io.Writer) error {
+			f, err := os.Open(tmp)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = io.Copy(w, f)
+			return err
+		})
 	}
 	return path, benchkit.WriteAtomic(path, s.gen)
 }
@@ -192,7 +202,7 @@ func (r *runner) shapeCells(ctx context.Context, s shape, path string) ([]*cell,
 // model file it wrote.
 func (r *runner) train(ctx context.Context, d *acfcd.Dataset, path string, p *problem, C float64, tool, s string) toolRun {
 	t := toolRun{Tool: tool, S: s, Primal: math.NaN(), Excess: math.NaN()}
-	model := filepath.Join(r.o.Dir, "model."+tool)
+	model := filepath.Join(r.tmp, "model."+tool)
 	var bin string
 	var args, env []string
 	switch tool {
