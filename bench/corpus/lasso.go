@@ -23,9 +23,31 @@ func (r *runner) lasso(ctx context.Context, s shape, path string) ([]*cell, erro
 	if r.o.Rscript == "" {
 		return nil, nil
 	}
-	bin := filepath.Join(r.tmp, "glmnet-bench")
+	cells, err := r.glmnet(ctx, s, path, "", "")
+	if err != nil || r.o.Old == "" {
+		return cells, err
+	}
+	old, err := r.glmnet(ctx, s, path, r.o.Old, "-old")
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cells {
+		for _, o := range old {
+			if o.Param == c.Param {
+				t := o.ACFCD
+				t.Tool = "acfcd-old"
+				c.Old = &t
+			}
+		}
+	}
+	return cells, nil
+}
+
+// glmnet runs bench/glmnet built from the module in dir ("": this one).
+func (r *runner) glmnet(ctx context.Context, s shape, path, dir, suffix string) ([]*cell, error) {
+	bin := filepath.Join(r.tmp, "glmnet-bench"+suffix)
 	if _, err := os.Stat(bin); err != nil {
-		if err := goBuild(bin, "./bench/glmnet"); err != nil {
+		if err := goBuild(bin, dir, "./bench/glmnet"); err != nil {
 			return nil, err
 		}
 	}
@@ -33,7 +55,7 @@ func (r *runner) lasso(ctx context.Context, s shape, path string) ([]*cell, erro
 	if r.o.Out != "" {
 		base = r.o.Out // bench/glmnet's own tables are kept beside the corpus's
 	}
-	out := filepath.Join(base, "glmnet", s.name)
+	out := filepath.Join(base, "glmnet"+suffix, s.name)
 	name := strings.TrimSuffix(filepath.Base(path), ".svm")
 	args := []string{"-data", filepath.Dir(path), "-workdir", filepath.Join(r.o.Dir, "glmnet-work"),
 		"-sets", name, "-cells", lassoCells, "-levels", "default,tight",
@@ -85,7 +107,7 @@ func (r *runner) lasso(ctx context.Context, s shape, path string) ([]*cell, erro
 		}
 	}
 	for _, c := range cells {
-		r.logf("%s lasso %s: %s", s.name, c.Param, c.summary(r.o.AccTol))
+		r.logf("%s lasso%s %s: %s", s.name, suffix, c.Param, c.summary(r.o.AccTol))
 	}
 	return cells, nil
 }

@@ -46,6 +46,7 @@ type options struct {
 	Problems                        []string
 	Cs                              []float64
 	ACFCD, LL250, LLMC, Shark       string
+	Old, oldACFCD                   string
 	Rscript                         string
 	Timeout                         time.Duration
 	Rounds                          int
@@ -68,6 +69,7 @@ func parse(args []string) (*options, error) {
 	fs.StringVar(&problems, "problems", strings.Join(problemNames(), ","), "problems (acfcd -s values, ww, lasso)")
 	fs.StringVar(&cs, "c", "1,100", "values of C")
 	fs.StringVar(&o.ACFCD, "acfcd", "", "acfcd binary (default: built from this module into -dir)")
+	fs.StringVar(&o.Old, "old", "", "a checkout of the code to compare with (a git worktree): its acfcd runs beside this one's in every cell (\"before\")")
 	fs.StringVar(&o.LL250, "liblinear", "/tmp/liblinear-2.50/train", "liblinear 2.50's train (\"\" to leave it out)")
 	fs.StringVar(&o.LLMC, "multicore", "/tmp/anchors/llmc/train", "multi-core liblinear 2.50's train, run at -m 1 (\"\" to leave it out)")
 	fs.StringVar(&o.Shark, "shark", "/tmp/anchors/shark-ww/ww", "Shark's Weston–Watkins CLI (\"\" to leave it out)")
@@ -143,7 +145,13 @@ func run(o *options) error {
 	defer os.RemoveAll(tmp)
 	if o.ACFCD == "" {
 		o.ACFCD = filepath.Join(tmp, "acfcd")
-		if err := goBuild(o.ACFCD, "./cmd/acfcd"); err != nil {
+		if err := goBuild(o.ACFCD, "", "./cmd/acfcd"); err != nil {
+			return err
+		}
+	}
+	if o.Old != "" {
+		o.oldACFCD = filepath.Join(tmp, "acfcd-old")
+		if err := goBuild(o.oldACFCD, o.Old, "./cmd/acfcd"); err != nil {
 			return err
 		}
 	}
@@ -190,9 +198,14 @@ func run(o *options) error {
 	return nil
 }
 
-// goBuild builds pkg of this module into out.
-func goBuild(out, pkg string) error {
+// goBuild builds pkg of the module in dir ("": this one) into out.
+func goBuild(out, dir, pkg string) error {
+	out, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
 	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("go build %s: %w", pkg, err)

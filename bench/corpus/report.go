@@ -90,9 +90,30 @@ func (r *report) markdown(w io.Writer) {
 	fmt.Fprintln(w, summarize(r.cells, r.o.AccTol).line("all"))
 	fmt.Fprintln(w, summarize(a, r.o.AccTol).line("half A (tuning)"))
 	fmt.Fprintln(w, summarize(b, r.o.AccTol).line("half B (held out)"))
+	old := olds(r.cells)
+	if len(old) > 0 {
+		var oa, ob []*cell
+		for _, c := range old {
+			if c.Half == "A" {
+				oa = append(oa, c)
+			} else {
+				ob = append(ob, c)
+			}
+		}
+		fmt.Fprintln(w, summarize(old, r.o.AccTol).line("before (-old), all"))
+		fmt.Fprintln(w, summarize(oa, r.o.AccTol).line("before, half A"))
+		fmt.Fprintln(w, summarize(ob, r.o.AccTol).line("before, half B"))
+		slower := 0
+		for _, c := range r.cells {
+			if c.Old != nil && c.ACFCD.Seconds > slowerBy*c.Old.Seconds && c.ACFCD.Seconds > slowFloor {
+				slower++
+			}
+		}
+		fmt.Fprintf(w, "\n%d of %d cells slower than before by more than ×%.2f (and %.2f s).\n", slower, len(old), slowerBy, slowFloor)
+	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| shape | half | -s | cell | acfcd | best anchor | anchor s | ratio | acfcd excess | other anchors |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| shape | half | -s | cell | acfcd | best anchor | anchor s | ratio | acfcd excess | before (ratio) | other anchors |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, c := range r.cells {
 		ra, lower := c.ratio()
 		bs, bn := "–", "–"
@@ -113,9 +134,35 @@ func (r *report) markdown(w io.Writer) {
 		if ra < 1 {
 			mark = "**" + mark + "**"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Shape, c.Half, c.Problem, c.Param,
-			secs(&c.ACFCD), bn, bs, mark, ex, benchkit.MDEscape(strings.Join(others, ", ")))
+		before := "–"
+		if c.Old != nil {
+			ro, lo := c.oldRatio()
+			before = fmt.Sprintf("%s (%s)", secs(c.Old), fmtRatio(ro, lo))
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Shape, c.Half, c.Problem, c.Param,
+			secs(&c.ACFCD), bn, bs, mark, ex, before, benchkit.MDEscape(strings.Join(others, ", ")))
 	}
+}
+
+// A cell is slower than before when it takes more than slowerBy times the
+// old time and more than slowFloor seconds (below it, process start and
+// the machine's noise dominate).
+const (
+	slowerBy  = 1.25
+	slowFloor = 0.05
+)
+
+// olds returns the cells as the -old acfcd ran them.
+func olds(cells []*cell) []*cell {
+	var out []*cell
+	for _, c := range cells {
+		if c.Old != nil {
+			o := *c
+			o.ACFCD, o.Old = *c.Old, nil
+			out = append(out, &o)
+		}
+	}
+	return out
 }
 
 // files writes corpus.md, corpus.csv and bench.txt into dir.
@@ -136,7 +183,7 @@ func (r *report) csv(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"shape", "half", "kind", "problem", "cell", "tool", "solver", "seconds", "timed_out", "primal", "excess", "error"})
 	for _, c := range r.cells {
-		for _, t := range append([]toolRun{c.ACFCD}, c.Anchors...) {
+		for _, t := range c.runs() {
 			cw.Write([]string{c.Shape, c.Half, c.Kind, c.Problem, c.Param, t.Tool, t.S, benchkit.CSVFloat(t.Seconds),
 				fmt.Sprint(t.TimedOut), benchkit.CSVFloat(t.Primal), benchkit.CSVFloat(t.Excess), t.Err})
 		}
@@ -153,7 +200,7 @@ func (r *report) bench(w io.Writer) error {
 		return strings.NewReplacer(" ", "_", "=", "", "/", "_", "·", "").Replace(s)
 	}
 	for _, c := range r.cells {
-		for _, t := range append([]toolRun{c.ACFCD}, c.Anchors...) {
+		for _, t := range c.runs() {
 			if t.Err != "" || t.TimedOut {
 				continue
 			}
@@ -166,4 +213,13 @@ func (r *report) bench(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// runs are the cell's acfcd run, the -old one and the anchors'.
+func (c *cell) runs() []toolRun {
+	out := []toolRun{c.ACFCD}
+	if c.Old != nil {
+		out = append(out, *c.Old)
+	}
+	return append(out, c.Anchors...)
 }

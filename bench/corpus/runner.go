@@ -90,6 +90,7 @@ type cell struct {
 	Shape, Half, Kind, Problem, Param string
 	ACFCD                             toolRun
 	Anchors                           []toolRun
+	Old                               *toolRun // -old's acfcd, when given
 }
 
 // best is the fastest anchor run that finished; nil if none did.
@@ -180,6 +181,10 @@ func (r *runner) shapeCells(ctx context.Context, s shape, path string) ([]*cell,
 		for _, C := range r.o.Cs {
 			c := &cell{Shape: s.name, Half: s.half, Kind: kindName(s.kind), Problem: p.name, Param: "C=" + benchkit.FmtArg(C)}
 			c.ACFCD = r.train(ctx, d, path, p, C, "acfcd", p.name)
+			if r.o.oldACFCD != "" {
+				old := r.train(ctx, d, path, p, C, "acfcd-old", p.name)
+				c.Old = &old
+			}
 			for _, a := range p.anchors {
 				if r.o.LL250 != "" {
 					c.Anchors = append(c.Anchors, r.train(ctx, d, path, p, C, "liblinear", fmt.Sprint(a)))
@@ -206,8 +211,11 @@ func (r *runner) train(ctx context.Context, d *acfcd.Dataset, path string, p *pr
 	var bin string
 	var args, env []string
 	switch tool {
-	case "acfcd":
+	case "acfcd", "acfcd-old":
 		bin, args = r.o.ACFCD, []string{"train", "-q", "-s", s, "-c", benchkit.FmtArg(C), path, model}
+		if tool == "acfcd-old" {
+			bin = r.o.oldACFCD
+		}
 	case "liblinear":
 		bin, args = r.o.LL250, []string{"-q", "-s", s, "-c", benchkit.FmtArg(C), path, model}
 	case "multicore":
@@ -267,6 +275,16 @@ func (c *cell) ratio() (ratio float64, lower bool) {
 	return math.NaN(), false
 }
 
+// oldRatio is ratio for the -old acfcd.
+func (c *cell) oldRatio() (float64, bool) {
+	if c.Old == nil {
+		return math.NaN(), false
+	}
+	o := *c
+	o.ACFCD, o.Old = *c.Old, nil
+	return o.ratio()
+}
+
 // excess is acfcd's relative primal excess over the best anchor's (LASSO:
 // acfcd's excess minus glmnet's).
 func (c *cell) excess() float64 {
@@ -303,6 +321,10 @@ func (c *cell) summary(tol float64) string {
 	}
 	ra, lower := c.ratio()
 	fmt.Fprintf(&b, ": %s", fmtRatio(ra, lower))
+	if c.Old != nil {
+		ro, lo := c.oldRatio()
+		fmt.Fprintf(&b, " (before: %s, %s)", secs(c.Old), fmtRatio(ro, lo))
+	}
 	if !c.accurate(tol) {
 		fmt.Fprintf(&b, " (less accurate: excess %.2g)", c.excess())
 	}
