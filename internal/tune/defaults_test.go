@@ -118,6 +118,7 @@ func TestDefaults(t *testing.T) {
 		"LassoContinueRows":  0.1,
 		"LassoContinueSteps": 2,
 		"LassoContinueGap":   1e-2,
+		"LassoGram":          true,
 	}
 	structs := []any{solver.DefaultTuning(), fit.DefaultTuning(), dcd.DefaultTuning(), dual.DefaultTuning(),
 		finish.DefaultTuning(), primal.DefaultTuning(), multiclass.DefaultTuning(), l1.DefaultTuning(), lasso.DefaultTuning()}

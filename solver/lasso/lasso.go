@@ -47,6 +47,12 @@
 // support Newton step (newton.go): conjugate gradients on F restricted to
 // the current orthant, and the exact minimisation of F along the result.
 //
+// Covariance mode (gram.go, glmnet's type.gaussian = "covariance"):
+// where the working set is small against its columns' lengths, the steps,
+// the working set's measures and the full passes use the Gram columns
+// X̃ᵀx̃_k of the support instead of the data, bought when the plain work
+// they replace has paid for them.
+//
 // Stopping rule: the duality gap F(w) − D(θ) at most DefaultGapRel·F(w)
 // by default (or an absolute gap tolerance, or the largest KKT violation
 // at most eps, as the caller asks), certified by a full pass with the
@@ -228,6 +234,7 @@ type Problem struct {
 	rr, ry   float64 // ‖r‖² and rᵀy_c, tracked by the steps between passes
 	n1, n2   float64 // ‖w‖₁ and ‖w‖², likewise
 	fresh    bool    // the six above are resetResidual's, at this w and λ
+	g        gram    // covariance mode (gram.go)
 
 	// Ops counts the non-zeros read or written by Dot and Axpy, the
 	// passes and residual recomputations included.
@@ -445,6 +452,29 @@ type wsRun struct {
 	maxMove float64 // the largest q_j·δ² since the last batch or cycle
 	// The gap estimate's back-off after a failed pass, and the batches.
 	wait, skip, batches int
+	// predict's first measure of progress and its batch, and its batches.
+	m0     float64
+	b0, mb int
+}
+
+// predict returns the batches the run still needs to bring its measure
+// of progress m (the gap, the violation or the largest move) to tau, at
+// the rate it fell from its first value to this batch's; 0 where it has
+// not fallen yet (the rate is unknown).
+func (st *wsRun) predict(m, tau float64) float64 {
+	st.mb++
+	if !(m > tau) || !(tau > 0) || math.IsInf(m, 0) {
+		return 0
+	}
+	if st.m0 == 0 {
+		st.m0, st.b0 = m, st.mb
+		return 0
+	}
+	if !(m < st.m0) {
+		return 0
+	}
+	rate := math.Log(st.m0/m) / float64(st.mb-st.b0)
+	return math.Log(m/tau) / rate
 }
 
 // SetLambda moves the problem to λ = lam under the stopping rule and
@@ -472,6 +502,7 @@ func (s *Problem) SetLambda(lam float64, rule stopRule) float64 {
 
 // Objective is F(w) from the residual as it is (no recomputation).
 func (s *Problem) Objective() float64 {
+	s.syncResidual()
 	return s.objective(dot2(s.rs, s.off), s.l1(), s.l2())
 }
 
@@ -484,6 +515,10 @@ func (s *Problem) objective(rr, n1, n2 float64) float64 {
 func (s *Problem) DevRatio() float64 {
 	if !(s.nullDev > 0) {
 		return 0
+	}
+	if s.g.stale {
+		// The last measure's ‖r‖², from the Gram identities.
+		return 1 - s.rr/s.nullDev
 	}
 	return 1 - dot2(s.rs, s.off)/s.nullDev
 }
@@ -730,7 +765,7 @@ func (s *Problem) resetResidual() {
 	if s.l2p != 0 {
 		s.n2 = n2.Value()
 	}
-	s.fresh = true
+	s.fresh, s.g.stale = true, false
 }
 
 // fullPass measures the current point over every coordinate: the residual
@@ -738,19 +773,24 @@ func (s *Problem) resetResidual() {
 // duality gap (PassObj, PassViol, PassGap, Snap). It returns true if
 // cancelled (r non-nil polls).
 func (s *Problem) fullPass(r *solver.Run) bool {
-	if !s.fresh { // else the working set's pass just did it
-		s.resetResidual()
-	}
-	obj := s.objective(s.rr, s.n1, s.n2)
-	if s.dots(r, len(s.cols), s.nnz, func(k int) int64 {
-		j := s.cols[k]
-		idx, val := s.column(j)
-		s.rho[j] = s.corr(j, idx, val)
-		return int64(len(idx))
-	}) {
+	if ran, cancelled := s.gramPass(r); cancelled {
 		s.Snap = false
 		return true
+	} else if !ran {
+		if !s.fresh || s.g.stale { // else the working set's pass just did it
+			s.resetResidual()
+		}
+		if s.dots(r, len(s.cols), s.nnz, func(k int) int64 {
+			j := s.cols[k]
+			idx, val := s.column(j)
+			s.rho[j] = s.corr(j, idx, val)
+			return int64(len(idx))
+		}) {
+			s.Snap = false
+			return true
+		}
 	}
+	obj := s.objective(s.rr, s.n1, s.n2)
 	var viol, maxG float64
 	s.outside = 0
 	for _, j := range s.cols {
@@ -784,6 +824,7 @@ type Fit struct {
 	Passes                       int     // full passes
 	WorkingSet                   int     // the final working set's size
 	Runs, CyclicRuns             int     // working-set runs, and those swept in cyclic order
+	GramRuns                     int     // working-set runs that started in covariance mode
 	LastViol                     float64 // the largest violation of the last batch
 }
 
@@ -837,10 +878,16 @@ func (s *Problem) Fit(cfg solver.Config, seed uint64) Fit {
 			cfg.Progress = func(epoch int, viol, obj float64) { progress(base+epoch, viol, obj) }
 		}
 		rc := cfg
+		s.g.ahead = 0
+		s.gramRunStart()
+		gramOn := s.gramMaybe()
 		rc.Selection = s.runSelection(cfg.Selection)
 		rc.MaxEpochs = max(cfg.MaxEpochs-f.Epochs-1, 1) // one left for the full pass
 		// The polls count each step's cost beyond its column as well.
-		rc.Work = s.wsWork + int64(len(s.ws))*int64(max(s.tune.LassoStepOps, 0))
+		rc.Work = s.stepWork() + int64(len(s.ws))*int64(max(s.tune.LassoStepOps, 0))
+		if gramOn {
+			f.GramRuns++
+		}
 		sub := (*wsProblem)(s)
 		run := solver.NewRun(sub, rc)
 		run.Obj = s.objective(s.rr, s.n1, s.n2)
@@ -851,6 +898,7 @@ func (s *Problem) Fit(cfg solver.Config, seed uint64) Fit {
 		}
 		f.Runs++
 		ok := run.Solve(mix.Seed(seed, uint64(outer)))
+		s.gramRunEnd() // the residual may stay behind until needed
 		f.Steps += run.Steps
 		f.Epochs += run.Epochs()
 		f.WorkingSet = len(s.ws)
@@ -895,10 +943,19 @@ func (s *Problem) runSelection(sel solver.Selection) solver.Selection {
 	if sel != solver.Auto {
 		return sel
 	}
-	if float64(s.wsWork) < 2*s.tune.LassoACFMinNNZ*float64(len(s.ws)) {
+	if float64(s.stepWork()) < 2*s.tune.LassoACFMinNNZ*float64(len(s.ws)) {
 		return solver.Cyclic
 	}
 	return solver.ACF
+}
+
+// stepWork is the cost of a sweep over the working set: the columns'
+// non-zeros twice (Dot and Axpy), or 2|W| a step in covariance mode.
+func (s *Problem) stepWork() int64 {
+	if s.g.on {
+		return 2 * int64(len(s.ws)) * int64(len(s.ws))
+	}
+	return s.wsWork
 }
 
 // startSet builds the working set at a new λ from the ρ_j of the last
@@ -1056,7 +1113,7 @@ func (u *wsProblem) Len() int { return len(u.ws) }
 
 // Step does the step on working-set coordinate k.
 func (u *wsProblem) Step(k, _ int32, _ solver.Thresholds) (viol, gain float64, shrink bool) {
-	_, viol, gain = (*Problem)(u).stepCol(u.ws[k], &u.wsc[k])
+	_, viol, gain = (*Problem)(u).wsStep(int(k))
 	if viol > u.run.viol { // the batch's, as the driver's: EndBatch comes before Due
 		u.run.viol = viol
 	}
@@ -1093,7 +1150,7 @@ func (u *wsProblem) GainScale() []float64 {
 	s := (*Problem)(u)
 	extra := s.tune.LassoStepOps
 	s.scale = s.scale[:0]
-	if extra < 0 {
+	if extra < 0 || s.g.on { // Gram steps all cost the same
 		for range s.ws {
 			s.scale = append(s.scale, 1) // gain·1: the same bits
 		}
@@ -1123,6 +1180,22 @@ func (u *wsProblem) EndBatch(_ int, stopped bool) float64 {
 		return 0 // the run ends here: no verdict
 	}
 	st := &s.run
+	if !s.g.on && s.gramStepCheaper() {
+		// The rent paid, and the rent this run will still pay at the rate
+		// its measure of progress has fallen so far, may buy the columns.
+		var m, tau float64
+		switch s.stop.kind {
+		case threshRule:
+			m, tau = st.maxMove, s.stop.thr
+		case epsRule:
+			m, tau = st.viol, s.stop.eps
+		default:
+			obj := s.objective(s.rr, s.n1, s.n2)
+			m, tau = s.gap(obj, s.rr, s.ry, s.n2, st.maxG), max(s.innerTol, s.stop.target(obj))
+		}
+		s.g.ahead = int64(min(st.predict(m, tau)*float64(s.wsWork), 1<<62))
+		s.gramMaybe()
+	}
 	viol, maxG := st.viol, st.maxG
 	st.viol, st.maxG = 0, 0
 	if s.stop.kind == threshRule {
@@ -1187,7 +1260,7 @@ func (s *Problem) repair(r *solver.Run) bool {
 		return false
 	}
 	for _, k := range s.viols {
-		_, _, gain := s.stepCol(s.ws[k], &s.wsc[k])
+		_, _, gain := s.wsStep(int(k))
 		r.Repaired(k, gain)
 		if s.Ops >= s.checkAt {
 			s.checkAt = s.Ops + s.poll
@@ -1214,8 +1287,8 @@ func (s *Problem) cycle(r *solver.Run, repair bool) bool {
 		return false
 	}
 	st.maxMove = 0
-	for k, j := range s.ws {
-		_, _, gain := s.stepCol(j, &s.wsc[k])
+	for k := range s.ws {
+		_, _, gain := s.wsStep(k)
 		r.Repaired(int32(k), gain)
 		if s.Ops >= s.checkAt {
 			s.checkAt = s.Ops + s.poll
@@ -1231,9 +1304,17 @@ func (s *Problem) cycle(r *solver.Run, repair bool) bool {
 	}
 	if it := s.failedPass(); it > 0 {
 		g := s.gwsFor()
+		if s.g.on {
+			s.gramRho() // gr drifts with the steps; the step needs g at w
+		}
 		for k, j := range s.ws {
 			if s.w[j] != 0 {
-				rho, _, _ := s.rhoCol(&s.wsc[k])
+				var rho float64
+				if s.g.on {
+					rho = s.g.gr[k]
+				} else {
+					rho, _, _ = s.rhoCol(&s.wsc[k])
+				}
 				g[k] = rho - float64(s.l2p*s.w[j])
 			}
 		}
@@ -1247,7 +1328,13 @@ func (s *Problem) cycle(r *solver.Run, repair bool) bool {
 // the violators over it, its duality gap; it reports whether the run's
 // tolerance is met (false if r was cancelled during it).
 func (s *Problem) measureSet(r *solver.Run) bool {
-	if !s.fresh { // else the working set's pass just did it
+	if s.g.on {
+		viol, maxG := s.gramMeasure()
+		obj := s.objective(s.rr, s.n1, s.n2)
+		r.Obj = obj
+		return s.wsGapMet(s.gap(obj, s.rr, s.ry, s.n2, maxG), obj) || s.wsViolMet(viol)
+	}
+	if !s.fresh || s.g.stale { // else the working set's pass just did it
 		s.resetResidual()
 	}
 	obj := s.objective(s.rr, s.n1, s.n2)

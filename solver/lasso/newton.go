@@ -57,7 +57,9 @@ func (s *Problem) failedPass() int64 {
 	sig, n := s.supportSig()
 	same := n > 0 && sig == s.nSig && n == s.nSupp
 	s.nSig, s.nSupp = sig, n
-	if !same || float64(n) < s.tune.LassoNewtonRows*float64(s.rows) {
+	// In covariance mode a CG iteration costs what a sweep of Gram steps
+	// does, on any support: only the budget limits it.
+	if !same || (!s.g.on && float64(n) < s.tune.LassoNewtonRows*float64(s.rows)) {
 		return 0
 	}
 	return int64(float64(s.Ops-s.newtonAt) * s.tune.LassoNewton)
@@ -78,7 +80,12 @@ func (s *Problem) newton(g []float64, budget int64) bool {
 				if s.w[j] == 0 {
 					continue
 				}
-				rho, _, _ := s.rhoCol(&s.wsc[k])
+				var rho float64
+				if s.g.on {
+					rho = s.g.gr[k] // newtonStep's gramRho
+				} else {
+					rho, _, _ = s.rhoCol(&s.wsc[k])
+				}
 				g[k] = rho - float64(s.l2p*s.w[j])
 			}
 		}
@@ -107,6 +114,9 @@ func (s *Problem) newtonStep(g []float64, end int64) (done, ok bool) {
 	s.nIdx = sup
 	n := len(sup)
 	per := 2*nnz + int64(s.rows) + 6*int64(n)
+	if s.g.on {
+		per = 2*int64(n)*int64(n) + 6*int64(n)
+	}
 	maxIt := min((end-s.Ops)/per, int64(2*n+10))
 	if maxIt < 2 {
 		return true, false
@@ -231,14 +241,14 @@ func (s *Problem) newtonStep(g []float64, end int64) (done, ok bool) {
 		}
 	}
 	s.Snap, s.fresh = false, false
-	s.resetResidual()
+	s.newtonSync()
 	nf := s.objective(s.rr, s.n1, s.n2)
 	if !(nf < old) {
 		// Rounding on a singular system: undo.
 		for i, k := range sup {
 			s.w[s.ws[k]] = keep[i]
 		}
-		s.resetResidual()
+		s.newtonSync()
 		return true, false
 	}
 	return kink < 0, true
@@ -252,6 +262,9 @@ type brk struct {
 // hess sets ap = (X̃_SᵀX̃_S + λ(1−α)I)·p over the support positions sup
 // (u is scratch of one value per row) and returns pᵀ·ap.
 func (s *Problem) hess(sup []int32, p, ap, u []float64) float64 {
+	if s.g.on {
+		return s.gramHess(sup, p, ap)
+	}
 	clear(u)
 	var uo float64
 	for i, k := range sup {
@@ -276,5 +289,35 @@ func (s *Problem) hess(sup []int32, p, ap, u []float64) float64 {
 		ap[i] = float64(c.sc*r) + float64(s.l2p*p[i])
 		pap += float64(p[i] * ap[i])
 	}
+	return pap
+}
+
+// newtonSync brings the residual, or in covariance mode the working
+// set's ρ, and the tracked sums to the moved w.
+func (s *Problem) newtonSync() {
+	if s.g.on {
+		s.g.stale = true
+		s.gramRho()
+		return
+	}
+	s.resetResidual()
+}
+
+// gramHess is hess from the working set's Gram rows.
+func (s *Problem) gramHess(sup []int32, p, ap []float64) float64 {
+	n := len(s.ws)
+	var pap float64
+	for i, k := range sup {
+		row := s.g.gw[int(k)*n : (int(k)+1)*n]
+		var r float64
+		for i2, k2 := range sup {
+			r += float64(row[k2] * p[i2])
+		}
+		ap[i] = r + float64(s.l2p*p[i])
+		pap += float64(p[i] * ap[i])
+	}
+	m := int64(len(sup)) * int64(len(sup))
+	s.Ops += m
+	s.g.gops += m
 	return pap
 }

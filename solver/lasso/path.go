@@ -75,10 +75,11 @@ func Sequence(lamMax float64, n int, ratio float64) []float64 {
 // called with every point once it is done (the interrupted one too).
 func (p *Path) FitAll(ctx context.Context, lambdas []float64, seed uint64, earlyStop bool, each func(PathPoint)) (pts []PathPoint, cancelled *fit.Result) {
 	pts = make([]PathPoint, 0, min(len(lambdas), DefaultPathLength)) // the early stop may end a path long before its last λ
-	defer func() { p.point = fit.Progress{} }()
+	defer func() { p.point = fit.Progress{}; p.prob.GramFuture(0) }()
 	for k, lam := range lambdas {
 		start := time.Now()
 		p.point = fit.Progress{Point: k + 1, Points: len(lambdas), Lambda: lam}
+		p.prob.GramFuture(len(lambdas) - k - 1)
 		m, res := p.Fit(ctx, lam, mix.Seed(seed, uint64(k)))
 		nnz := 0
 		for _, v := range m.W[:m.NumFeature] {

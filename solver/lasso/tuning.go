@@ -51,6 +51,10 @@ type Tuning struct {
 	LassoContinueRows  float64
 	LassoContinueSteps int
 	LassoContinueGap   float64
+	// LassoGram allows the covariance (Gram) mode of gram.go, which
+	// decides by its own cost accounting where it runs (false: never,
+	// for tests that compare it with the plain updates).
+	LassoGram bool
 }
 
 // DefaultTuning returns the defaults.
@@ -69,5 +73,6 @@ func DefaultTuning() Tuning {
 		LassoContinueRows:  0.1,
 		LassoContinueSteps: 2,
 		LassoContinueGap:   1e-2,
+		LassoGram:          true,
 	}
 }
