@@ -55,10 +55,9 @@ func TestDefaults(t *testing.T) {
 		"NewtonViolCheck":  4.0,
 		"NewtonRayMax":     0.5,
 
-		"PrimalFirstStep":   16.0,
-		"PrimalFirstKappa":  0.5,
-		"PrimalFirstEpoch":  10.0,
-		"PrimalFirstMinNNZ": int64(1 << 16),
+		"PrimalFirstStep":  64.0,
+		"PrimalFirstKappa": 0.5,
+		"PrimalFirstEpoch": 10.0,
 
 		"HessianParallelOps": int64(1 << 18),
 		"HessianMaxParts":    4,

@@ -66,7 +66,7 @@ func TestFallbackDeterministic(t *testing.T) {
 }
 
 // TestPrimalFirstCertified: where the up-front rule sends -s 1 and -s 7
-// to Newton first (the size threshold lowered to this data), no dual
+// to Newton first (at its defaults, on this data), no dual
 // epoch runs (or, with one epoch first, one) when Newton's α passes the
 // dual's full KKT pass, and the answer is certified as any: w =
 // Σ α_i y_i x_i, the largest KKT violation within eps and a duality gap
@@ -75,7 +75,6 @@ func TestFallbackDeterministic(t *testing.T) {
 func TestPrimalFirstCertified(t *testing.T) {
 	d := synth.LowDim()
 	now := finish.DefaultTuning()
-	now.PrimalFirstMinNNZ = 0
 	epoch := now
 	epoch.PrimalFirstEpoch = 1 // below this data's step
 	for _, k := range []Kind{L2LossSVC, LR} {

@@ -8,8 +8,10 @@ import (
 
 	"github.com/acfcd/acfcd/internal/synth"
 	"github.com/acfcd/acfcd/internal/testkit"
+	"github.com/acfcd/acfcd/internal/tune"
 	dataio "github.com/acfcd/acfcd/io"
 	solver "github.com/acfcd/acfcd/solver"
+	"github.com/acfcd/acfcd/solver/finish"
 	"github.com/acfcd/acfcd/solver/fit"
 )
 
@@ -116,14 +118,16 @@ func TestSelectionsAgree(t *testing.T) {
 
 // TestDeterminism: the same seed gives a bit-identical model and run (four
 // classes: the one-vs-rest classes train in parallel), another seed
-// another model.
+// another model (dual CD first: the up-front Newton start, which these few
+// features get, uses no seed).
 func TestDeterminism(t *testing.T) {
 	pr := testProblems()[3]
+	ctx := dualFirstCtx()
 	for _, k := range classifierKinds {
 		for _, sel := range dualSelections {
 			s := Spec{Spec: fit.Spec{C: 4, Eps: 1e-4, Bias: 1, Select: sel, Seed: 99}, Kind: k}
-			m1, r1, err1 := train(context.Background(), pr.d, s)
-			m2, r2, err2 := train(context.Background(), pr.d, s)
+			m1, r1, err1 := train(ctx, pr.d, s)
+			m2, r2, err2 := train(ctx, pr.d, s)
 			if err1 != nil || err2 != nil {
 				t.Fatal(err1, err2)
 			}
@@ -136,7 +140,7 @@ func TestDeterminism(t *testing.T) {
 				t.Fatalf("s=%s %s: runs differ: %d/%v vs %d/%v", flag(k), sel, r1.Iterations, r1.Objective, r2.Iterations, r2.Objective)
 			}
 			s.Seed = 100
-			m3, _, err := train(context.Background(), pr.d, s)
+			m3, _, err := train(ctx, pr.d, s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,11 +171,13 @@ func TestSingleClass(t *testing.T) {
 	}
 }
 
+// TestEpochCap: a dual that hits the epoch cap says so (dual CD first: on
+// these 60 features -s 1 and 7 would otherwise start with Newton).
 func TestEpochCap(t *testing.T) {
 	d := synth.Classes(synth.ClassesConfig{Seed: 8, Rows: 500, Feats: 60, Density: 0.2, Labels: []float64{1, -1}, Noise: 0.2})
 	for _, k := range classifierKinds {
 		for _, sel := range dualSelections {
-			m, res, _ := mustTrain(t, d, Spec{Spec: fit.Spec{C: 100, Eps: 1e-9, Select: sel, MaxEpochs: 3, Seed: 1}, Kind: k})
+			m, res, _ := mustTrainCtx(t, dualFirstCtx(), d, Spec{Spec: fit.Spec{C: 100, Eps: 1e-9, Select: sel, MaxEpochs: 3, Seed: 1}, Kind: k})
 			if !res.HitEpochCap || res.Converged || !m.Partial || res.Cancelled {
 				t.Errorf("s=%s %s: cap not reported: %+v", flag(k), sel, res)
 			}
@@ -286,4 +292,13 @@ func TestFloat32(t *testing.T) {
 			}
 		}
 	}
+}
+
+// dualFirstCtx returns a context whose trainings of -s 1 and 7 start with
+// dual CD whatever the data's shape (the up-front Newton start off; the
+// switch rule as by default).
+func dualFirstCtx() context.Context {
+	fin := finish.DefaultTuning()
+	fin.PrimalFirstStep = 0
+	return tune.With(context.Background(), &fin)
 }

@@ -61,11 +61,12 @@ type newton struct {
 // Reset prepares for a new subproblem of p (after p.Reset).
 func (f *Newton) Reset() {
 	f.steps, f.tron = 0, 0
-	budget := f.estimate()
+	est := f.estimate()
+	budget := est
 	if f.t.SwitchOps > 0 && budget != 0 {
 		budget = f.t.SwitchOps
 	}
-	f.start = f.upfront()
+	f.start = f.upfront(est)
 	if f.start == epochFirst {
 		budget = 1 // the switch at the first epoch's end
 	}
@@ -112,17 +113,27 @@ func (f *Newton) Finish(r *solver.Run, round int) (improved bool) {
 }
 
 // estimate returns the switch rule's budget: the estimated cost of Newton
-// in the dual's operations (non-zeros touched).
+// in the dual's operations (non-zeros touched): NewtonGuessIters steps of
+// four passes and a Cholesky factor each, and the Hessians they form. -s 7
+// forms its Hessian anew at every step; -s 1's squared hinge keeps the sum
+// and updates it by the examples whose D_i changed (primal.formHessian),
+// which after the first step are few: two whole Hessians stand for all
+// of them (onehot3k -s 1 after its switch: the second and third steps
+// counted about a third of the first's operations, passes and Cholesky
+// factor included; docs/tuning.md).
 func (f *Newton) estimate() int64 {
 	p, t := f.p, f.t
 	if int64(p.NF+1) > int64(f.pt.NewtonDenseMax) {
 		return t.TronSwitchPasses * p.NNZ()
 	}
 	ratio := t.NewtonOpsSVM
+	hessians := int64(2)
 	if p.Loss == dcd.Logistic {
-		ratio = t.NewtonOpsLR
+		ratio, hessians = t.NewtonOpsLR, t.NewtonGuessIters
 	}
-	return dualOps(t.NewtonGuessIters*f.newtonStep(outer(p.Data)), ratio)
+	o := outer(p.Data)
+	passes := f.newtonStep(o) - o
+	return dualOps(t.NewtonGuessIters*passes+hessians*o, ratio)
 }
 
 // newtonStep returns the operations of a dense Newton step given outer:

@@ -33,14 +33,17 @@ type Tuning struct {
 	// NewtonRayMax: -s 7's dense Newton starts from βW, the minimiser of
 	// the primal along the ray through the dual's W, when β ≤ NewtonRayMax.
 	NewtonRayMax float64
-	// PrimalFirstStep, PrimalFirstKappa, PrimalFirstMinNNZ: a subproblem
-	// of -s 1 or 7 with d+1 ≤ NewtonDenseMax and at least
-	// PrimalFirstMinNNZ non-zeros whose dense Newton step costs at most
-	// PrimalFirstStep dual epochs, and whose mean C_i‖x_i‖² is at least
-	// PrimalFirstKappa, starts with Newton instead of dual CD; after one
-	// epoch of dual CD if the step costs at least PrimalFirstEpoch epochs.
+	// PrimalFirstStep, PrimalFirstKappa: a subproblem of -s 1 or 7 with
+	// d+1 ≤ NewtonDenseMax whose whole dense Newton solve (the switch
+	// rule's estimate) costs at most PrimalFirstStep dual epochs, and
+	// whose mean C_i‖x_i‖² is at least PrimalFirstKappa, starts with
+	// Newton instead of dual CD; after one epoch of dual CD if one Newton
+	// step costs at least PrimalFirstEpoch epochs. PrimalFirstStep is the
+	// dual epochs below which dual CD first was faster on the dense
+	// shapes of bench/corpus's half A (docs/tuning.md), in the units of the
+	// estimate (which assumes NewtonGuessIters steps, about twice those
+	// taken).
 	PrimalFirstStep, PrimalFirstKappa, PrimalFirstEpoch float64
-	PrimalFirstMinNNZ                                   int64
 	// TronSwitchPasses is the switch rule's estimate of a Newton-CG round
 	// and the dual CD after it, in passes over the non-zeros.
 	TronSwitchPasses int64
@@ -110,46 +113,45 @@ type Tuning struct {
 // DefaultTuning returns the defaults.
 func DefaultTuning() Tuning {
 	return Tuning{
-		DualStepOps:       8,
-		NewtonGuessIters:  10,
-		NewtonOpsSVM:      0.4,
-		NewtonOpsLR:       0.25,
-		NewtonMaxIter:     100,
-		NewtonDropSum:     1,
-		NewtonViolCheck:   4,
-		NewtonRayMax:      0.5,
-		PrimalFirstStep:   16,
-		PrimalFirstKappa:  0.5,
-		PrimalFirstEpoch:  10,
-		PrimalFirstMinNNZ: 1 << 16,
-		TronSwitchPasses:  100,
-		TronNearViol:      4,
-		TronDeferPasses:   20,
-		TronGapRel:        1e-3,
-		TronBudgetPasses:  50,
-		TronMaxRounds:     8,
-		TronMaxIter:       200,
-		IPMGuessIters:     10,
-		IPMOpsRatio:       0.15,
-		SVRIPMOpsRatio:    0.15,
-		SVRIPMNear:        4,
-		SVRIPMMaxDefer:    4,
-		SVRIPMStopRel:     1e-12,
-		IPMMaxRounds:      2,
-		IPMNearGap:        1e-4,
-		IPMMaxDefer:       4,
-		IPMProbeAt:        0.5,
-		IPMFarViol:        10,
-		IPMFarGap:         0.1,
-		IPMSettleRel:      1e-4,
-		IPMSettleMul:      0.1,
-		IPMMaxIter:        80,
-		IPMRoundRel:       1e-3,
-		IPMStopRel:        1e-4,
-		IPMTheta:          0.3,
-		IPMKappa:          10,
-		IPMParallelNNZ:    1 << 16,
-		IPMMaxParts:       4,
-		IPMPartsMem:       32 << 20,
+		DualStepOps:      8,
+		NewtonGuessIters: 10,
+		NewtonOpsSVM:     0.4,
+		NewtonOpsLR:      0.25,
+		NewtonMaxIter:    100,
+		NewtonDropSum:    1,
+		NewtonViolCheck:  4,
+		NewtonRayMax:     0.5,
+		PrimalFirstStep:  64,
+		PrimalFirstKappa: 0.5,
+		PrimalFirstEpoch: 10,
+		TronSwitchPasses: 100,
+		TronNearViol:     4,
+		TronDeferPasses:  20,
+		TronGapRel:       1e-3,
+		TronBudgetPasses: 50,
+		TronMaxRounds:    8,
+		TronMaxIter:      200,
+		IPMGuessIters:    10,
+		IPMOpsRatio:      0.15,
+		SVRIPMOpsRatio:   0.15,
+		SVRIPMNear:       4,
+		SVRIPMMaxDefer:   4,
+		SVRIPMStopRel:    1e-12,
+		IPMMaxRounds:     2,
+		IPMNearGap:       1e-4,
+		IPMMaxDefer:      4,
+		IPMProbeAt:       0.5,
+		IPMFarViol:       10,
+		IPMFarGap:        0.1,
+		IPMSettleRel:     1e-4,
+		IPMSettleMul:     0.1,
+		IPMMaxIter:       80,
+		IPMRoundRel:      1e-3,
+		IPMStopRel:       1e-4,
+		IPMTheta:         0.3,
+		IPMKappa:         10,
+		IPMParallelNNZ:   1 << 16,
+		IPMMaxParts:      4,
+		IPMPartsMem:      32 << 20,
 	}
 }

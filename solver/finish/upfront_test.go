@@ -9,24 +9,26 @@ import (
 )
 
 // TestUpfrontRule: the up-front rule on shapes at its boundaries (the
-// defaults: a Newton step of at most 16 dual epochs, one epoch of dual CD
-// first from 10, mean C‖x‖² at least 0.5, 65536 non-zeros, dense Newton).
+// defaults: a Newton solve of at most 64 dual epochs, one epoch of dual CD
+// first where one step costs 10 epochs or more, mean C‖x‖² at least 0.5,
+// dense Newton). The data's size plays no part.
 func TestUpfrontRule(t *testing.T) {
 	def := DefaultTuning()
 	u := upfront{&def}
-	ok := shape{dense: true, nnz: 1 << 16, step: 999, epoch: 100, kappa: 0.5}
+	ok := shape{dense: true, solve: 4800, step: 999, epoch: 100, kappa: 0.5}
+	tiny := ok
+	tiny.solve, tiny.step, tiny.epoch = 48, 9, 1
 	for name, tc := range map[string]struct {
 		s    shape
 		want start
 	}{
 		"newton":           {ok, newtonFirst},
-		"epoch, newton":    {shape{dense: true, nnz: ok.nnz, step: 1000, epoch: ok.epoch, kappa: ok.kappa}, epochFirst},
-		"costliest step":   {shape{dense: true, nnz: ok.nnz, step: 1600, epoch: ok.epoch, kappa: ok.kappa}, epochFirst},
-		"newton-cg":        {shape{dense: false, nnz: ok.nnz, step: ok.step, epoch: ok.epoch, kappa: ok.kappa}, dualFirst},
-		"small data":       {shape{dense: true, nnz: 1<<16 - 1, step: ok.step, epoch: ok.epoch, kappa: ok.kappa}, dualFirst},
-		"costly step":      {shape{dense: true, nnz: ok.nnz, step: 1601, epoch: ok.epoch, kappa: ok.kappa}, dualFirst},
-		"well conditioned": {shape{dense: true, nnz: ok.nnz, step: ok.step, epoch: ok.epoch, kappa: 0.4999}, dualFirst},
-		"no epoch":         {shape{dense: true, nnz: ok.nnz, step: 0, epoch: 0, kappa: ok.kappa}, dualFirst},
+		"tiny data":        {tiny, newtonFirst},
+		"epoch, newton":    {shape{dense: true, solve: ok.solve, step: 1000, epoch: ok.epoch, kappa: ok.kappa}, epochFirst},
+		"newton-cg":        {shape{dense: false, solve: ok.solve, step: ok.step, epoch: ok.epoch, kappa: ok.kappa}, dualFirst},
+		"costly solve":     {shape{dense: true, solve: 6401, step: ok.step, epoch: ok.epoch, kappa: ok.kappa}, dualFirst},
+		"well conditioned": {shape{dense: true, solve: ok.solve, step: ok.step, epoch: ok.epoch, kappa: 0.4999}, dualFirst},
+		"no epoch":         {shape{dense: true, solve: 0, step: 0, epoch: 0, kappa: ok.kappa}, dualFirst},
 	} {
 		if got := u.choose(tc.s); got != tc.want {
 			t.Errorf("%s %+v: start %d, want %d", name, tc.s, got, tc.want)
@@ -39,14 +41,13 @@ func TestUpfrontRule(t *testing.T) {
 	}
 }
 
-// TestPrimalFirst: the finisher's decision on real subproblems (the size
-// threshold lowered to the test data): few features and a large C go to
+// TestPrimalFirst: the finisher's decision on real subproblems at the
+// defaults: few features and a large C go to
 // Newton first; C small enough that mean C‖x‖² < 0.5, a costly Hessian
 // and too many features for dense Newton do not. (-s 3 and a run with the
 // fallback off have no Newton finisher at all.)
 func TestPrimalFirst(t *testing.T) {
 	tune := defaults()
-	tune.fin.PrimalFirstMinNNZ = 0
 	low := lowDim() // 12 features, values in [−3, 3]: mean ‖x‖² about 25
 	wide := &dataio.Dataset{Rows: 2, Features: tune.primal.NewtonDenseMax + 10, RowPtr: []int64{0, 1, 2},
 		Index: []int32{0, int32(tune.primal.NewtonDenseMax) + 5}, Value: []float64{1, 1}, Label: []float64{1, -1}}
@@ -83,7 +84,8 @@ func TestPrimalFirst(t *testing.T) {
 	if x.run(solver.ACFShrink, 1000); !x.r.Handover() || x.r.Epochs() != 1 {
 		t.Errorf("one epoch first: switch %v after %d epochs", x.r.Handover(), x.r.Epochs())
 	}
-	if x := newFixture(t, low, dcd.L2SVM, 100, 1e-3, -1, nil, true); x.newton.First() {
-		t.Errorf("%d non-zeros, below the default PrimalFirstMinNNZ: Newton first", low.RowPtr[low.Rows])
+	// A small set (48k non-zeros) goes to Newton first all the same.
+	if x := newFixture(t, low, dcd.L2SVM, 100, 1e-3, -1, nil, true); !x.newton.First() {
+		t.Errorf("%d non-zeros: not Newton first", low.RowPtr[low.Rows])
 	}
 }
