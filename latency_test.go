@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acfcd/acfcd/internal/rows"
 	"github.com/acfcd/acfcd/internal/synth"
 	"github.com/acfcd/acfcd/internal/tune"
 	"github.com/acfcd/acfcd/solver/finish"
@@ -18,7 +19,8 @@ import (
 
 // TestCancelLatency: Train returns within a second of the cancellation
 // in every phase of -s 1, 3 and 7 at d = 4094 (d + 1 just below
-// primal.Tuning.NewtonDenseMax): dual CD, the dense Newton method (whose
+// primal.Tuning.NewtonDenseMax, rows of about 1000 non-zeros, long enough
+// that primal.Dense takes exact Newton steps): dual CD, the dense Newton method (whose
 // Hessian formation and Cholesky factorisation take seconds there), the
 // interior-point method and Newton-CG. The cancellation comes a fixed
 // delay after the phase's first trace line, early (in the first
@@ -29,11 +31,14 @@ func TestCancelLatency(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(41, 42))
 	d := synth.Linear(r, 1500, 4094, 0.2, func(_, _ int) (float64, bool) {
-		if r.Float64() >= 0.08 {
+		if r.Float64() >= 0.25 {
 			return 0, false
 		}
 		return 2*r.Float64() - 1, true
 	})
+	if pt := primal.DefaultTuning(); !primal.Dense(rows.New(d, -1), &pt) {
+		t.Fatal("the problem is not one for exact Newton steps")
+	}
 	bg := context.Background()
 	switchNow := finish.DefaultTuning()
 	switchNow.SwitchOps = 1

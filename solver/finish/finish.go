@@ -29,21 +29,12 @@ import (
 
 	solver "github.com/acfcd/acfcd/solver"
 	"github.com/acfcd/acfcd/solver/dcd"
+	"github.com/acfcd/acfcd/solver/primal"
 )
 
 // outer returns the operations of forming the dense Hessian over every
 // row of p: Σ_i k_i(k_i+1)/2 for k_i non-zeros (bias included).
-func outer(p *dcd.Data) int64 {
-	var outer int64
-	for i := 0; i < p.N; i++ {
-		k := p.RP[i+1] - p.RP[i]
-		if p.Bias != 0 {
-			k++
-		}
-		outer += k * (k + 1) / 2
-	}
-	return outer
-}
+func outer(p *dcd.Data) int64 { return primal.Outer(p.Rows) }
 
 // dualOps converts finisher operations into dual CD operations of the
 // same time by ratio: the finishers read rows in storage order with dense

@@ -23,8 +23,8 @@ import (
 // margins, w = Σ α_i y_i x_i rebuilt exactly, and the dual's full KKT
 // pass certifies (and if needed, dual CD finishes).
 //
-// For small d (d+1 ≤ Tuning.NewtonDenseMax) the Newton steps are exact
-// (dense Hessian and Cholesky); for large d trust-region Newton-CG runs
+// Where primal.Dense holds (small d, a Cholesky factor no dearer than a
+// CG solve) the Newton steps are exact; elsewhere trust-region Newton-CG runs
 // instead, briefly, and hands back to the dual early (tron.go).
 
 // Newton is the primal Newton finisher of a -s 1 or -s 7 subproblem
@@ -34,6 +34,7 @@ type Newton struct {
 	p     *dcd.Problem
 	t     *Tuning
 	pt    *primal.Tuning
+	dense bool // primal.Dense on the dual's rows: exact Newton steps
 	rule  rule
 	nt    *newton // allocated at the first switch: most runs never need it
 	steps int     // Newton steps (Newton-CG iterations) of the current subproblem
@@ -45,7 +46,7 @@ type Newton struct {
 // NewNewton returns the finisher of p (loss L2SVM or Logistic) under the
 // primal Newton method's tuning pt.
 func NewNewton(p *dcd.Problem, t *Tuning, pt *primal.Tuning) *Newton {
-	return &Newton{p: p, t: t, pt: pt, rule: rule{t: t}}
+	return &Newton{p: p, t: t, pt: pt, dense: primal.Dense(p.Rows, pt), rule: rule{t: t}}
 }
 
 // newton holds the finisher's state.
@@ -85,7 +86,7 @@ func (f *Newton) Due(r *solver.Run) bool {
 		lastViol: r.LastViol,
 		eps:      p.Eps,
 		obj:      r.Obj,
-		tron:     p.NF+1 > f.pt.NewtonDenseMax,
+		tron:     !f.dense,
 		nnz:      p.NNZ(),
 	}, nil, nil)
 }
@@ -123,7 +124,7 @@ func (f *Newton) Finish(r *solver.Run, round int) (improved bool) {
 // factor included; docs/tuning.md).
 func (f *Newton) estimate() int64 {
 	p, t := f.p, f.t
-	if int64(p.NF+1) > int64(f.pt.NewtonDenseMax) {
+	if !f.dense {
 		return t.TronSwitchPasses * p.NNZ()
 	}
 	ratio := t.NewtonOpsSVM

@@ -24,7 +24,7 @@ import (
 
 // shape is what the up-front rule looks at.
 type shape struct {
-	dense bool    // d+1 ≤ Tuning.NewtonDenseMax: exact Newton steps
+	dense bool    // primal.Dense: exact Newton steps
 	solve int64   // the estimated cost of the Newton solve, in dual operations (estimate)
 	step  int64   // the operations of one dense Newton step (newtonStep)
 	epoch int64   // the operations of a dual epoch: non-zeros plus Tuning.DualStepOps per step
@@ -65,7 +65,7 @@ func (f *Newton) upfront(budget int64) start {
 	if p.N == 0 {
 		return dualFirst
 	}
-	s := shape{dense: p.NF+1 <= f.pt.NewtonDenseMax, epoch: p.NNZ() + f.t.DualStepOps*int64(p.N)}
+	s := shape{dense: f.dense, epoch: p.NNZ() + f.t.DualStepOps*int64(p.N)}
 	if !s.dense {
 		return dualFirst
 	}
