@@ -102,6 +102,8 @@ func TestDefaults(t *testing.T) {
 		"L1StepOps":        8,
 		"SVCBranchInside":  0.25,
 		"L1InnerMaxEpochs": 20,
+		"L1DenseEpochs":    16.0,
+		"L1DenseMax":       1 << 20,
 
 		"LassoGapMaxWait": 8,
 		"LassoWSMin":      100,

@@ -73,11 +73,18 @@ func Train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.R
 	small := eps * s.Small(ctx, d.NNZ())
 	drv, tu := tune.Get(ctx, solver.DefaultTuning), tune.Get(ctx, DefaultTuning)
 
+	var rv *rowView
+	if useDense(d, data, &s, tu) {
+		rv = newRowView(data)
+	}
 	err = fit.Each(ctx, d, s.Pool, nsub, func() func(k int) {
 		// Each worker has its own solver buffers.
 		var svc *SVC
 		var lr *LR
-		if s.Logistic {
+		var nt *Newton
+		if rv != nil {
+			nt = NewNewton(data, rv, s.Logistic, s.FreeBias, drv, tu)
+		} else if s.Logistic {
 			lr = NewLR(data, s.FreeBias, drv, tu)
 		} else {
 			svc = NewSVC(data, s.FreeBias, drv, tu)
@@ -87,7 +94,10 @@ func Train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.R
 			t := subTrain{ctx: ctx, s: &s, eps: small, userEps: eps, maxEpochs: maxEpochs, class: k, seed: sp.Seed,
 				progress: progress, res: &sp.Res}
 			var w []float64
-			if svc != nil {
+			if nt != nil {
+				t.newton(nt, d.Label, labels[k], sp.Cp, sp.Cn)
+				w = nt.W()
+			} else if svc != nil {
 				t.svc(svc, d.Label, labels[k], sp.Cp, sp.Cn)
 				w = svc.W()
 			} else {
@@ -196,6 +206,64 @@ func (t *subTrain) lr(s *LR, label []float64, pos, cp, cn float64) {
 	res.HitEpochCap = out.Capped && !out.Converged
 	if out.Stuck {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("class %d: no step along newGLMNET's direction decreased the objective after %d outer iterations; "+
+			"stopped at violation %.3g (eps %g)", t.class, out.Newton, res.Violation, t.userEps))
+	}
+	res.Seconds = time.Since(start).Seconds()
+}
+
+// useDense reports whether Train takes dense Newton (newton.go): the
+// default selection, the fallbacks on, and the Hessian cheap against an
+// epoch of coordinate descent and small enough to hold.
+func useDense(d *dataio.Dataset, dt *Data, s *Spec, tu *Tuning) bool {
+	n := int64(len(dt.cols))
+	if s.Select != solver.ACFShrink || s.NoFallback || tu.L1DenseEpochs <= 0 || n == 0 || n*n > int64(tu.L1DenseMax) {
+		return false
+	}
+	var ops float64
+	extra := int64(0)
+	if dt.bias > 0 {
+		extra = 1
+	}
+	for i := range d.Rows {
+		m := float64(d.RowPtr[i+1] - d.RowPtr[i] + extra)
+		ops += m * (m + 1) / 2
+	}
+	// Both kinds of Newton's work within L1DenseEpochs of an epoch: forming
+	// H costs at most that many epochs, and a sweep over the model (n²)
+	// at most that fraction of one (where H is not much smaller than the
+	// data, the sweeps of its model cost what coordinate descent's do).
+	epoch := float64(dt.Work())
+	return ops <= tu.L1DenseEpochs*epoch && float64(n*n)*tu.L1DenseEpochs <= epoch
+}
+
+// newton trains one subproblem of -s 5 or 6 by dense Newton.
+func (t *subTrain) newton(s *Newton, label []float64, pos, cp, cn float64) {
+	start := time.Now()
+	ops0 := s.Ops
+	var progress func(int, float64, float64)
+	if t.progress != nil {
+		class := t.class
+		progress = func(it int, viol, obj float64) {
+			t.progress(fit.Progress{Class: class, Epoch: it, Violation: viol, Objective: obj})
+		}
+	}
+	out := s.Train(label, pos, cp, cn, t.eps, MaxNewtonIter, t.ctx.Done(), progress)
+	res := t.res
+	res.Iterations = out.Steps
+	res.Epochs = out.Newton // each reads the data a few times, as -s 6's outer iterations
+	res.Operations = s.Ops - ops0
+	res.Objective = out.Obj
+	res.Violation = s.Relative(out.Viol)
+	if out.Cancelled {
+		res.Violation = math.NaN()
+	}
+	res.Primal = res.Objective
+	res.Gap = math.NaN()
+	res.Cancelled = out.Cancelled
+	res.Converged = out.Converged
+	res.HitEpochCap = out.Capped && !out.Converged
+	if out.Stuck {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("class %d: no step along Newton's direction decreased the objective after %d iterations; "+
 			"stopped at violation %.3g (eps %g)", t.class, out.Newton, res.Violation, t.userEps))
 	}
 	res.Seconds = time.Since(start).Seconds()

@@ -18,6 +18,14 @@ type Tuning struct {
 	// L1InnerMaxEpochs caps the epochs of -s 6's inner coordinate descent
 	// in one outer iteration of newGLMNET.
 	L1InnerMaxEpochs int
+	// L1DenseEpochs: with the default selection, -s 5 and 6 train by
+	// dense Newton (newton.go) when forming the Hessian over every row
+	// costs at most this many coordinate-descent epochs (2·nnz
+	// non-zeros) and a sweep over its d² entries at most this fraction of
+	// one; L1DenseMax bounds d² (memory, per worker). 0 turns the path
+	// off.
+	L1DenseEpochs float64
+	L1DenseMax    int
 }
 
 // DefaultTuning returns the defaults.
@@ -26,5 +34,7 @@ func DefaultTuning() Tuning {
 		L1StepOps:        8,
 		SVCBranchInside:  0.25,
 		L1InnerMaxEpochs: 20,
+		L1DenseEpochs:    16,
+		L1DenseMax:       1 << 20,
 	}
 }
