@@ -98,6 +98,7 @@ func TestDefaults(t *testing.T) {
 		"BinaryRows":     true,
 
 		"CSCertify":        0.5,
+		"CSGap":            1e-3,
 		"CSGatherDiv":      16,
 		"L1StepOps":        8,
 		"SVCBranchInside":  0.25,

@@ -284,6 +284,7 @@ func TestCSKKTPassChunked(t *testing.T) {
 			sel = solver.ACFShrink
 		}
 		s := NewCS(d, class, ub, 1, 0, shrink, nil, &base, nil)
+		s.gapTol = 0 // the violation alone: this tests the pass's scan (the gap test: TestTrainCSGapLargeC)
 		run := solver.NewRun(s, solver.Config{Selection: sel, Seed: 5, MaxEpochs: 3, Work: s.Work(), Tuning: &base})
 		if run.Solve(5) || !run.Capped() {
 			t.Fatal("the three epochs to the test point did not end at the cap")

@@ -42,7 +42,9 @@ type Spec struct {
 // violation over all α_ic; the selections ACF and Uniform. Crammer–Singer:
 // Eps is liblinear's stopping quantity, the largest violation
 // max_m G_m − min_{α_m < u_m} G_m over all examples, certified at most
-// Tuning.CSCertify·Eps at the returned model; the selections ACFShrink
+// Tuning.CSCertify·Eps at the returned model, with a duality gap of at
+// most Tuning.CSGap·P (the tolerance tightens until it holds: at a large
+// C the violation alone lets the gap reach Σ_i C_i·Eps); the selections ACFShrink
 // and Shrink (liblinear's shrinking of classes and examples), ACF and
 // Uniform; identical rows of different classes are pushed together
 // (CS.Push) unless NoFallback.
@@ -137,7 +139,12 @@ func train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.R
 	viol, primal := fit.Measured(r, measured, ex.PassViol, ex.PassPrimal)
 	// Stopped short of the small-problem target at a point within the
 	// user's eps: converged, as liblinear would report it.
-	converged = converged || (measured && !r.Cancelled() && viol <= user)
+	// Crammer–Singer also needs its relative gap (CS.Pass).
+	gapOK := true
+	if cs, ok := prob.(*CS); ok && cs.gapTol > 0 && measured && !r.Cancelled() {
+		gapOK = cs.gapOK()
+	}
+	converged = converged || (measured && !r.Cancelled() && viol <= user && gapOK)
 	rows := d.Features
 	if s.Bias > 0 {
 		rows++

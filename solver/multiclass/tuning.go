@@ -11,6 +11,11 @@ type Tuning struct {
 	// CSCertify·eps; liblinear stops at eps after a closing sweep that
 	// leaves every example it steps on optimal.
 	CSCertify float64
+	// CSGap: a full pass that certifies the violation also needs a
+	// duality gap of at most CSGap·P(W), or the tolerance tightens and
+	// the descent goes on (0: the violation alone). At a large C the
+	// violation bounds the gap by about Σ_i C_i·eps only.
+	CSGap float64
 	// CSGatherDiv: a step reads the decision values of its active
 	// classes one by one when they are at most K/CSGatherDiv of the K
 	// classes (0: never), else all K at once (kernel.DotK).
@@ -30,6 +35,7 @@ type Tuning struct {
 func DefaultTuning() Tuning {
 	return Tuning{
 		CSCertify:      0.5,
+		CSGap:          1e-3,
 		CSGatherDiv:    16,
 		SmallTightenCS: 0.05,
 		PushDups:       true,
