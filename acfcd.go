@@ -329,7 +329,8 @@ type Params struct {
 	// F(w) − D(θ) is at most GapTol, in the units of
 	// F = ½‖y − Xw‖² + λ(α‖w‖₁ + ½(1−α)‖w‖²); the KKT tolerance then stops
 	// it too only if Eps > 0 was given. With neither, the LASSO stops at a
-	// gap of at most lasso.DefaultGapRel·F(w). scikit-learn's tol
+	// gap of at most lasso.DefaultGapRel·max(F(w), F(0) − F(w)), F(0) the
+	// objective at w = 0 (lasso.DefaultGap). scikit-learn's tol
 	// corresponds to GapTol = tol·‖y‖² (tol·‖y − ȳ‖² with an intercept).
 	GapTol float64
 	// Thresh > 0 stops the LASSO by glmnet's rule instead, with glmnet's

@@ -92,7 +92,7 @@ func TestLassoUsageStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	rel := strings.Replace(strconv.FormatFloat(lasso.DefaultGapRel, 'e', -1, 64), "e-0", "e-", 1) // 1e-4
-	want := "duality gap <= " + rel + "*F(w)"
+	want := "duality gap <= " + rel + "*max(F(w), F(0)-F(w))"
 	if !strings.Contains(out, want) {
 		t.Errorf("acfcd help train does not say %q", want)
 	}

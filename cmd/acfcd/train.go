@@ -429,7 +429,7 @@ options (liblinear-train's):
 		|f'(alpha)|_1 <= eps |f'(alpha0)|,
 		where f is the dual function (default 0.1)
 	-s lasso
-		with -e: largest KKT violation <= eps; without -e (or --gap, --thresh): duality gap <= 1e-4*F(w)
+		with -e: largest KKT violation <= eps; without -e (or --gap, --thresh): duality gap <= 1e-4*max(F(w), F(0)-F(w))
 -B bias : if bias >= 0, instance x becomes [x; bias]; if < 0, no bias term added (default -1)
 -R : not regularize the bias; must with -B 1 to have the bias (for -s 0, 2, 5, 6, 11)
 -wi weight : weights adjust the parameter C of different classes: C of class i is weight*C

@@ -216,3 +216,19 @@ func centre(X [][]float64, y []float64) {
 		}
 	}
 }
+
+// nullObjective is F(0) = ½‖y − ȳ‖² (with an intercept, else ½‖y‖²),
+// the scale of DefaultGap.
+func nullObjective(y []float64, icpt bool) float64 {
+	var ybar float64
+	if icpt {
+		for _, v := range y {
+			ybar += v / float64(len(y))
+		}
+	}
+	var f float64
+	for _, v := range y {
+		f += 0.5 * (v - ybar) * (v - ybar)
+	}
+	return f
+}

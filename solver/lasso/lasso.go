@@ -32,8 +32,9 @@
 // priority |g_j|/‖x_cj‖ (celer's, Massias et al. 2018). The coordinate-descent driver (package solver,
 // with its selections; by default ACF, or cyclic order where W's columns
 // are short: Problem.runSelection) runs on W alone until W's duality
-// gap meets the tolerance — the final one when W holds every candidate,
-// else Tuning.LassoInnerRel times the last full gap. A full pass over all
+// gap meets the tolerance — the final one when W is the strong rule's
+// set uncapped or a full pass found no violator outside it, else
+// Tuning.LassoInnerRel times the last full gap. A full pass over all
 // features (the KKT check of the strong rule) then measures the true
 // duality gap and the KKT violations; if the stopping rule fails, the
 // violators outside W join it (the same cap and priority) and the run
@@ -53,9 +54,10 @@
 // X̃ᵀx̃_k of the support instead of the data, bought when the plain work
 // they replace has paid for them.
 //
-// Stopping rule: the duality gap F(w) − D(θ) at most DefaultGapRel·F(w)
-// by default (or an absolute gap tolerance, or the largest KKT violation
-// at most eps, as the caller asks), certified by a full pass with the
+// Stopping rule: by default the duality gap F(w) − D(θ) at most
+// DefaultGapRel times the larger of F(w) and F(0) − F(w) (DefaultGap;
+// or an absolute gap tolerance, or the largest KKT violation at most
+// eps, as the caller asks), certified by a full pass with the
 // residual recomputed from scratch. The dual is that of the LASSO on the
 // augmented data [X; √(λ(1−α))·I], [y; 0] (the elastic net is that
 // LASSO): D(θ) = s·rᵀy_c − ½s²(‖r‖² + λ(1−α)‖w‖²) at the scaled residual
@@ -85,10 +87,23 @@ import (
 )
 
 // DefaultGapRel is the default stopping tolerance: the duality gap
-// relative to the objective, gap ≤ DefaultGapRel·F(w), so that F(w) is
-// within that fraction of the optimum (docs/tuning.md compares it with
-// glmnet's default thresh = 1e-7).
+// relative to the larger of the objective F(w) and the decrease from w = 0,
+// F(0) − F(w) (DefaultGap), so that F(w) is within that fraction of the
+// optimum where the model explains less than half of F(0), and the
+// decrease F(0) − F(w) within that fraction of the optimal decrease
+// where it explains more (docs/tuning.md compares it with glmnet's
+// default thresh = 1e-7). F(0) = ½‖y_c‖² is glmnet's scale, the null
+// deviance halved. Near interpolation F(w) is a small part of F(0), and
+// the gap of the scaled residual (package comment) is first-order in
+// the largest KKT violation, λ‖w‖₁ ≈ F(w) times it, while the excess is
+// second-order: a gap of 1e-4·F there took 10⁴ times the accuracy glmnet
+// reaches, and four times the work (docs/tuning.md).
 const DefaultGapRel = 1e-4
+
+// DefaultGap is the gap at which the default rule stops at objective obj
+// when the objective at w = 0 is f0 (½‖y_c‖²): DefaultGapRel·max(obj,
+// f0 − obj).
+func DefaultGap(obj, f0 float64) float64 { return DefaultGapRel * max(obj, f0-obj) }
 
 // DefaultEpsRel is the KKT tolerance relative to λ that DefaultEps gives.
 const DefaultEpsRel = 1e-3
@@ -268,6 +283,15 @@ type Problem struct {
 
 	// The working-set run: its tolerance, its progress, its violators.
 	innerTol float64 // > 0: W's gap at which its run ends (W not known complete)
+	// The strong rule missed violators at the last λ (its first full pass
+	// found some outside W); startSet has built the set whose first full
+	// pass is still to come; W's next measure sets innerTol (startSet).
+	strongMissed, strongOpen, innerFirst bool
+	// innerTol is the capped set's (W lacks candidates it knows of), not
+	// only that of a set that may prove incomplete: the Gram forecast
+	// (EndBatch) aims at innerTol only then, else at the final tolerance,
+	// which the next runs on about the same W go on to.
+	innerCap bool
 	run      wsRun
 	viols    []int32 // working-set positions above eps in the last pass
 
@@ -402,6 +426,9 @@ type stopRule struct {
 	gapTol float64 // > 0: the absolute gap that stops
 	gapRel float64 // else the gap relative to F(w)
 	thr    float64 // threshRule: thresh·‖y_c‖², on q_j·δ²
+	// The default rule's F(0) = ½‖y_c‖²: its gap is relative to the larger
+	// of F(w) and F(0) − F(w) (DefaultGapRel).
+	f0 float64
 }
 
 type ruleKind uint8
@@ -415,7 +442,7 @@ const (
 // rule is the stopping rule of a Spec's Eps, GapTol and Thresh: glmnet's
 // if thresh > 0 (a cycle over W moving no weight by a δ with q_j·δ² above
 // thresh·‖y_c‖², then no violator outside W), eps if eps > 0 and gapTol
-// if gapTol > 0 (either meeting it), else a gap of DefaultGapRel·F(w).
+// if gapTol > 0 (either meeting it), else a gap of DefaultGap(F(w), F(0)).
 func (pr *Data) rule(eps, gapTol, thresh float64) stopRule {
 	r := stopRule{eps: eps, gapTol: gapTol}
 	switch {
@@ -425,6 +452,7 @@ func (pr *Data) rule(eps, gapTol, thresh float64) stopRule {
 		r.kind = epsRule
 	case eps == 0 && gapTol == 0:
 		r.gapRel = DefaultGapRel
+		r.f0 = 0.5 * pr.nullDev
 	}
 	return r
 }
@@ -433,6 +461,9 @@ func (pr *Data) rule(eps, gapTol, thresh float64) stopRule {
 func (r *stopRule) target(obj float64) float64 {
 	if r.gapTol > 0 {
 		return r.gapTol
+	}
+	if r.f0 > 0 {
+		return DefaultGap(obj, r.f0)
 	}
 	return r.gapRel * obj
 }
@@ -960,8 +991,17 @@ func (s *Problem) stepWork() int64 {
 
 // startSet builds the working set at a new λ from the ρ_j of the last
 // full pass (at λ_prev, the current point): the support and the
-// sequential strong rule's features.
+// sequential strong rule's features. Where the rule missed violators at
+// the last λ, the set is not taken as complete: its run ends once W's
+// gap is LassoInnerRel times its first measure in the run (the gap at
+// the start is that of the last λ's solution, near 0 however far the new
+// one lies). Near interpolation the rule misses a hundred features by
+// up to twice λ, and solving its set to the end first cost half of each
+// λ's work on reg-textpn-b's path (docs/tuning.md).
 func (s *Problem) startSet() {
+	if s.strongOpen { // the last λ stopped on its first full pass
+		s.strongMissed = false
+	}
 	thr := s.alpha * (2*s.lam - s.lamSnap)
 	s.clearSet()
 	s.cand = s.cand[:0]
@@ -976,7 +1016,8 @@ func (s *Problem) startSet() {
 		}
 	}
 	obj := s.objective(s.rr, s.n1, s.n2)
-	s.addCands(s.gap(obj, s.rr, s.ry, s.n2, maxG))
+	s.addCands(s.gap(obj, s.rr, s.ry, s.n2, maxG), false)
+	s.strongOpen, s.innerFirst = true, s.strongMissed
 }
 
 // grow adds the KKT violators of the last full pass to the working set
@@ -1005,15 +1046,22 @@ func (s *Problem) grow() int {
 	if n == 0 {
 		s.cand = s.cand[:0]
 	}
-	s.addCands(s.PassGap)
+	if s.strongOpen {
+		s.strongMissed, s.strongOpen = n > 0, false
+	}
+	s.addCands(s.PassGap, n > 0)
 	return n
 }
 
 // addCands adds the candidates to the working set, the best
 // max(LassoWSMin, support) by priority when there are more, and sets the
-// working-set run's tolerance: the final one when all were added, else
-// LassoInnerRel·gap.
-func (s *Problem) addCands(gap float64) {
+// working-set run's tolerance: LassoInnerRel·gap where W is not known
+// complete (candidates were left out, or grown is set: they are the
+// violators of a full pass, and solving W to the end only to find new
+// violators outside it wasted the work: near interpolation each round
+// found a few hundred more and cost a hundred sweeps of W), else the
+// final one.
+func (s *Problem) addCands(gap float64, grown bool) {
 	nnz := 0
 	for _, j := range s.ws {
 		if s.w[j] != 0 {
@@ -1021,8 +1069,12 @@ func (s *Problem) addCands(gap float64) {
 		}
 	}
 	k := max(s.tune.LassoWSMin, nnz)
-	s.innerTol = 0
+	s.innerTol, s.innerFirst, s.innerCap = 0, false, false
+	if grown {
+		s.innerTol = s.tune.LassoInnerRel * gap
+	}
 	if len(s.cand) > k {
+		s.innerCap = true
 		// The k best, in the order a full sort gives them: at a cold start
 		// far below λ_max every feature is a candidate, and sorting them
 		// all at every growth of W cost a tenth of the fit.
@@ -1191,7 +1243,10 @@ func (u *wsProblem) EndBatch(_ int, stopped bool) float64 {
 			m, tau = st.viol, s.stop.eps
 		default:
 			obj := s.objective(s.rr, s.n1, s.n2)
-			m, tau = s.gap(obj, s.rr, s.ry, s.n2, st.maxG), max(s.innerTol, s.stop.target(obj))
+			m, tau = s.gap(obj, s.rr, s.ry, s.n2, st.maxG), s.stop.target(obj)
+			if s.innerCap {
+				tau = max(tau, s.innerTol)
+			}
 		}
 		s.g.ahead = int64(min(st.predict(m, tau)*float64(s.wsWork), 1<<62))
 		s.gramMaybe()
@@ -1332,7 +1387,7 @@ func (s *Problem) measureSet(r *solver.Run) bool {
 		viol, maxG := s.gramMeasure()
 		obj := s.objective(s.rr, s.n1, s.n2)
 		r.Obj = obj
-		return s.wsGapMet(s.gap(obj, s.rr, s.ry, s.n2, maxG), obj) || s.wsViolMet(viol)
+		return s.wsMeasured(s.gap(obj, s.rr, s.ry, s.n2, maxG), obj, viol)
 	}
 	if !s.fresh || s.g.stale { // else the working set's pass just did it
 		s.resetResidual()
@@ -1358,7 +1413,17 @@ func (s *Problem) measureSet(r *solver.Run) bool {
 		}
 	}
 	r.Obj = obj
-	return s.wsGapMet(s.gap(obj, s.rr, s.ry, s.n2, maxG), obj) || s.wsViolMet(viol)
+	return s.wsMeasured(s.gap(obj, s.rr, s.ry, s.n2, maxG), obj, viol)
+}
+
+// wsMeasured reports whether W's measured gap and violation end its run,
+// the first measure after startSet setting innerTol where it is due.
+func (s *Problem) wsMeasured(gap, obj, viol float64) bool {
+	if s.innerFirst {
+		s.innerFirst = false
+		s.innerTol = max(s.innerTol, s.tune.LassoInnerRel*gap)
+	}
+	return s.wsGapMet(gap, obj) || s.wsViolMet(viol)
 }
 
 // dot2 returns Σ (x_i + off)² with compensated summation.

@@ -32,7 +32,7 @@ type Spec struct {
 	Intercept, Standardize bool
 	// GapTol > 0 stops at an absolute duality gap; Thresh > 0 by glmnet's
 	// rule instead (see Data.rule). With neither and no Eps, the gap at
-	// most DefaultGapRel·F(w).
+	// most DefaultGap(F(w), F(0)).
 	GapTol, Thresh float64
 }
 

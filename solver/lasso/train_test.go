@@ -241,9 +241,9 @@ func TestLassoKKTAndAgreement(t *testing.T) {
 					}
 					// The reported gap is that of a better dual point than
 					// the scaled residual's, recomputed here; by default it
-					// is within DefaultGapRel of the objective.
+					// is within DefaultGap.
 					gap := plainGap(X, d.Label, w, b, lam, icpt)
-					if res.Gap < 0 || res.Gap > gap*(1+1e-9)+1e-12*f || (eps == 0 && res.Gap > DefaultGapRel*f) {
+					if res.Gap < 0 || res.Gap > gap*(1+1e-9)+1e-12*f || (eps == 0 && res.Gap > DefaultGap(f, nullObjective(d.Label, icpt))) {
 						t.Errorf("%s: gap %g, plain %g", name, res.Gap, gap)
 					}
 					if eps > 0 {
@@ -613,7 +613,7 @@ print(json.dumps(out))
 // The elastic net is the LASSO on the augmented data [X_c; √(λ(1−α))·I],
 // [y_c; 0] with λα: solved by brute force there, it gives the weights, the
 // intercept ȳ − μᵀw and the objective; the reported gap bounds the
-// objective's excess, and the default stop is within DefaultGapRel of it.
+// objective's excess, and the default stop is within DefaultGap of it.
 func TestElasticNetBrute(t *testing.T) {
 	cases := 0
 	for seed := uint64(1); seed <= 4; seed++ {
@@ -670,7 +670,9 @@ func TestElasticNetBrute(t *testing.T) {
 					}
 					s.GapTol = 0
 					_, def := train(t, d, s)
-					if def.Objective-fb > DefaultGapRel*def.Objective+1e-12*fb || def.Gap > DefaultGapRel*def.Objective {
+					// y is centred with an intercept: F(0) = ½‖y‖² either way.
+					tol := DefaultGap(def.Objective, nullObjective(y, false))
+					if def.Objective-fb > tol+1e-12*fb || def.Gap > tol {
 						t.Errorf("default stop: objective %.15g gap %g, optimum %.15g", def.Objective, def.Gap, fb)
 					}
 					cases++
@@ -764,7 +766,7 @@ func TestLassoContinuation(t *testing.T) {
 		cold, warm := fitWith(0), fitWith(0.05)
 		t.Logf("thresh %g: operations %d with the continuation, %d without; excess %.3g and %.3g",
 			thresh, warm.Operations, cold.Operations, warm.Objective-fStar, cold.Objective-fStar)
-		if thresh == 0 && math.Abs(warm.Objective-cold.Objective) > 2e-4*cold.Objective { // each within its gap of 1e-4·F
+		if thresh == 0 && math.Abs(warm.Objective-cold.Objective) > 2*DefaultGap(cold.Objective, nullObjective(d.Label, true)) { // each within its gap
 			t.Errorf("objective %.15g with the continuation, %.15g without", warm.Objective, cold.Objective)
 		}
 		if thresh > 0 && warm.Objective > cold.Objective {
