@@ -358,6 +358,16 @@ func (r *Run) slow(viol float64) bool {
 	return false
 }
 
+// Note reports progress from inside a finisher, whose iterations are no
+// epochs: viol bounds the dual's violation at the finisher's point and
+// obj is the objective in the dual's convention (its value at the
+// optimum). LastViol, which the switch rule reads, is left alone.
+func (r *Run) Note(viol, obj float64) {
+	if r.cfg.Progress != nil {
+		r.cfg.Progress(r.epochs, viol, obj)
+	}
+}
+
 func (r *Run) report(viol float64) {
 	r.LastViol = viol
 	if r.cfg.Progress != nil {

@@ -210,7 +210,11 @@ func (f *Newton) primalNewton(r *solver.Run) int {
 	// that is near, by a pass. (-s 1's squared hinge Newton ends with a
 	// jump of ∇P to about 0; the pass would seldom stop it earlier.)
 	tol := 0.25 * p.Eps
-	steps, _ := pp.Newton(f.t.NewtonMaxIter, 0, func(_ int, _, gnorm float64) bool {
+	steps, _ := pp.Newton(f.t.NewtonMaxIter, 0, func(_ int, fval, gnorm float64) bool {
+		// Progress: a Newton solve up front on dense data can take
+		// seconds a class; −P(w) is the minimised dual's value at the
+		// optimum.
+		r.Note(gnorm*xmax, -fval)
 		if gnorm*xmax <= tol {
 			return true
 		}
