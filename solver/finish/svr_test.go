@@ -168,3 +168,76 @@ func TestSVRNewton(t *testing.T) {
 		t.Fatalf("-s 13 Newton budget %d", b)
 	}
 }
+
+// TestSVRNewtonCG: where primal.Dense says no (2000 features, 8 non-zeros
+// a row: the Cholesky factor alone would cost more than forming H and a
+// whole CG solve) -s 12 switches to Newton-CG at the budget of -s 1's
+// Newton-CG switch; a round that runs out of its budget (what the dual has
+// spent) re-arms the switch and the next resumes with twice the budget,
+// until liblinear's primal rule holds, in fewer operations than one
+// Cholesky factor.
+func TestSVRNewtonCG(t *testing.T) {
+	d := synth.Regression(3, 1000, 2000, 0.004, 0.5, 1, 0)
+	tune, dt, ft, pt := solver.DefaultTuning(), dcd.DefaultTuning(), DefaultTuning(), primal.DefaultTuning()
+	s := dcd.NewSVR(dcd.NewData(d, -1, &dt), true, 100, 0.1, 0.01, nil, nil, &tune)
+	if primal.Dense(s.Rows, &pt) {
+		t.Fatal("primal.Dense holds on 2000 sparse features")
+	}
+	f := NewSVRNewton(s, 0.1, &ft, &pt)
+	if want := ft.TronSwitchPasses * s.NNZ(); f.budget != want {
+		t.Fatalf("budget %d, want the Newton-CG switch's %d", f.budget, want)
+	}
+	r := solver.NewRun(s, solver.Config{Selection: solver.ACFShrink, Seed: 1, MaxEpochs: 1, Tuning: &tune})
+	r.Solve(1) // one epoch: Newton-CG's first round gets only its cost
+	start := s.Ops
+	rounds, last := 0, int64(0)
+	for round := 1; round <= ft.TronMaxRounds && !f.Accepts(); round++ {
+		f.Finish(r, round)
+		rounds++
+		if f.pp.DenseNewton() {
+			t.Fatal("exact Newton steps where primal.Dense says no")
+		}
+		if !f.Accepts() {
+			if f.budget <= s.Ops || f.cgOps < last {
+				t.Fatalf("round %d: budget %d at %d operations, Newton-CG round %d after %d", round, f.budget, s.Ops, f.cgOps, last)
+			}
+			f.budget = 0 // the dual's share, skipped here
+		}
+		last = f.cgOps
+	}
+	factor := int64(2001) * 2001 * 2001 / 6
+	t.Logf("%d rounds, %d Newton-CG iterations, %d operations", rounds, f.Steps(), s.Ops-start)
+	if !f.Accepts() || rounds < 2 || s.Ops-start >= factor {
+		t.Fatalf("accepted %v after %d rounds and %d operations (a factor: %d)", f.Accepts(), rounds, s.Ops-start, factor)
+	}
+}
+
+// TestSVRIPMOuter: the formation of -s 13's H four rows at a time (sorted
+// rows, dense.AddOuter) adds the same terms as one at a time, bias
+// included: the same lower triangle up to rounding.
+func TestSVRIPMOuter(t *testing.T) {
+	d := synth.Regression(5, 50, 12, 0.7, 0.1, 0, 0)
+	dt := dcd.DefaultTuning()
+	for _, bias := range []float64{-1, 1} {
+		s := dcd.NewData(d, bias, &dt)
+		dim := s.NF + 1
+		fast, slow := make([]float64, dim*dim), make([]float64, dim*dim)
+		var opsF, opsS int64
+		for i := range s.N {
+			c := 0.5 + float64(i%7)
+			addOuter(s, fast, dim, c, int32(i), true, &opsF)
+			addOuter(s, slow, dim, c, int32(i), false, &opsS)
+		}
+		if opsF != opsS {
+			t.Fatalf("bias %g: operations %d and %d", bias, opsF, opsS)
+		}
+		for j := range dim {
+			for k := 0; k <= j; k++ {
+				a, b := fast[j*dim+k], slow[j*dim+k]
+				if math.Abs(a-b) > 1e-12*max(1, math.Abs(b)) {
+					t.Fatalf("bias %g: H[%d,%d] = %g four rows at a time, %g one at a time", bias, j, k, a, b)
+				}
+			}
+		}
+	}
+}

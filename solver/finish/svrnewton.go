@@ -14,15 +14,20 @@ import (
 //
 //	P(w) = ½‖w‖² + C Σ_i (|wᵀx_i − y_i| − p)₊²
 //
-// is -s 11's problem, which package primal solves: on few features
-// (d + 1 ≤ Tuning.NewtonDenseMax) in a few exact Newton steps. liblinear 2.50 switches its -s 12 to its primal
-// solver after 300 epochs; here the switch is decided by cost
+// is -s 11's problem, which package primal solves (d + 1 ≤
+// Tuning.NewtonDenseMax): by a few exact Newton steps where primal.Dense
+// holds, by Newton-CG where a Cholesky factor would cost more than a CG
+// solve. liblinear 2.50 switches its -s 12 to its primal solver after 300
+// epochs; here the switch is decided by cost
 // (SVRNewton.Due), and the dual point of the primal answer is certified by
 // the dual's own full pass, or the primal answer by liblinear's rule for
 // the primal solver it switches to (SVRNewton.Accepts).
 
 // SVRNewton is the primal Newton finisher of -s 12 (solver.Finisher,
-// solver.Accepter). It switches once.
+// solver.Accepter). It switches once to exact Newton steps; Newton-CG
+// switches again while it has not met liblinear's rule (at most
+// TronMaxRounds times), each round resuming from the better in P of its
+// last point and the dual's.
 type SVRNewton struct {
 	s      *dcd.SVR
 	t      *Tuning
@@ -36,6 +41,7 @@ type SVRNewton struct {
 	wN     []float64 // Newton's answer, its primal objective and ‖∇P‖
 	pN, gN float64
 	g0     float64 // ‖∇P(0)‖
+	cgOps  int64   // Newton-CG: the operations of its last round (0: none yet)
 }
 
 // NewSVRNewton returns the finisher of s (the squared loss) whose relative
@@ -60,10 +66,15 @@ func (f *SVRNewton) Due(r *solver.Run) bool {
 func (f *SVRNewton) Steps() int { return f.steps }
 
 // estimate returns the operations after which the dual of -s 12
-// should hand over to Newton (the switch rule of the -s 1 finisher: the
-// estimated cost of NewtonGuessIters Newton steps, in dual operations), or
-// 0 when it never should: the ε-insensitive loss, or more than
-// NewtonDenseMax weights.
+// should hand over to Newton (the switch rule of the -s 1 finisher), or 0
+// when it never should: the ε-insensitive loss, or more than
+// NewtonDenseMax weights. Where primal.Dense holds (exact steps) it is
+// NewtonGuessIters steps of four passes and a Cholesky factor, and two
+// whole Hessians: the squared tube's D_i is 0 or 2C, so, as for -s 1, the
+// kept sum is updated by the few examples whose D_i changed (reg-corr -s 12
+// C = 100: five steps after the switch counted 38M operations, where ten
+// Hessians were 400M). Elsewhere Newton-CG runs, at the budget of -s 1's
+// Newton-CG switch (TronSwitchPasses passes over the non-zeros).
 func (f *SVRNewton) estimate() int64 {
 	s, t := f.s, f.t
 	dim := int64(s.NF + 1)
@@ -77,11 +88,20 @@ func (f *SVRNewton) estimate() int64 {
 		// only delayed dual CD (docs/tuning.md).
 		return 0
 	}
-	ops := t.NewtonGuessIters * (4*s.NNZ() + outer(s.Data) + dim*dim*dim/6)
 	if t.SwitchOps > 0 {
 		return t.SwitchOps
 	}
-	return int64(float64(ops) * t.NewtonOpsSVM)
+	if !primal.Dense(s.Rows, f.pt) {
+		// Newton-CG, at the budget of -s 1's first Newton-CG switch (its
+		// CG iterations follow the conditioning, which nothing measures
+		// up front); after it the dual and Newton-CG alternate, each
+		// round of Newton-CG twice the last (Finish). A switch at the
+		// first epoch's end was faster on reg-counts but also switched on
+		// small data the dual finishes in a few epochs (docs/tuning.md).
+		return t.TronSwitchPasses * s.NNZ()
+	}
+	ops := t.NewtonGuessIters*(4*s.NNZ()+dim*dim*dim/6) + 2*outer(s.Data)
+	return dualOps(ops, t.NewtonOpsSVM)
 }
 
 // Finish minimises the primal of -s 12 from the current w by package
@@ -92,8 +112,15 @@ func (f *SVRNewton) estimate() int64 {
 // r_i = wᵀx_i − y_i, and w = Σ β_i x_i, and r.Obj. If that dual point is
 // worse than the one at the switch, the dual goes back to it. It returns
 // the Newton steps taken; it stops early when r is cancelled.
-func (f *SVRNewton) Finish(r *solver.Run, _ int) bool {
+func (f *SVRNewton) Finish(r *solver.Run, round int) bool {
 	f.steps += f.newton(r)
+	if f.pp != nil && !f.pp.DenseNewton() && !f.Accepts() && round < f.t.TronMaxRounds && !r.Cancelled() {
+		// Newton-CG ran out of its budget: the dual gets as much again
+		// before the next round, which gets twice as much (a doubling ski
+		// rental: neither method spends more than a few times the other's
+		// share of the time).
+		f.budget = f.s.Ops + f.t.DualStepOps*r.Steps + f.cgOps
+	}
 	return true
 }
 
@@ -120,12 +147,35 @@ func (f *SVRNewton) newton(r *solver.Run) int {
 		copy(s.W, nt.w0)
 	}
 	tol := 0.001 * f.eps * nt.g0
-	steps, ok := pp.Newton(f.t.NewtonMaxIter, 1e-12, func(_ int, _, gnorm float64) bool { return gnorm == 0 })
-	if !ok && !pp.Cancelled() {
-		// H is not numerically positive definite (features of very
-		// different scales): Newton-CG needs only its products.
-		more, _ := pp.NewtonCG(f.t.TronMaxIter, 0, func(_ int, _, gnorm float64) bool { return gnorm <= tol })
-		steps += more
+	cgStop := func(_ int, _, gnorm float64) bool { return gnorm <= tol }
+	var steps int
+	if pp.DenseNewton() {
+		var ok bool
+		steps, ok = pp.Newton(f.t.NewtonMaxIter, 1e-12, func(_ int, _, gnorm float64) bool { return gnorm == 0 })
+		if !ok && !pp.Cancelled() {
+			// H is not numerically positive definite (features of very
+			// different scales): Newton-CG needs only its products.
+			more, _ := pp.NewtonCG(f.t.TronMaxIter, 0, cgStop)
+			steps += more
+		}
+	} else {
+		// Newton-CG to liblinear's primal rule, within what the dual has
+		// spent so far (a ski rental again: where the primal is badly
+		// conditioned too, the dual goes on from the better point having
+		// lost at most that much).
+		budget := s.Ops
+		if nt.cgOps > 0 {
+			// The next round, from the better in P of the last round's
+			// point and the dual's (one pass).
+			budget = 2 * nt.cgOps
+			pp.SetMargins()
+			if nt.pN < pp.Objective() {
+				copy(s.W, nt.wN)
+			}
+		}
+		from := pp.Ops
+		steps, _ = pp.NewtonCG(f.t.TronMaxIter, budget, cgStop)
+		nt.cgOps = pp.Ops - from
 	}
 	if pp.Cancelled() {
 		copy(s.W, nt.w0)
