@@ -190,23 +190,39 @@ func (t *subTrain) lr(s *LR, label []float64, pos, cp, cn float64) {
 	s.Reset(label, pos, cp, cn)
 	cfg := t.config(s.Work())
 	out := s.Train(cfg, t.eps, t.seed, cfg.Progress)
+	t.record(start, outcome{steps: out.Steps, epochs: out.Epochs, ops: s.Ops - ops0, obj: out.Obj, viol: s.Relative(out.Viol),
+		cancelled: out.Cancelled, converged: out.Converged, capped: out.Capped, stuck: out.Stuck, newton: out.Newton}, "newGLMNET's direction", "outer iterations")
+}
+
+// outcome is what record needs of a -s 6 or dense Newton run.
+type outcome struct {
+	steps                               int64
+	epochs, newton                      int
+	ops                                 int64
+	obj, viol                           float64 // viol relative, as Result.Violation
+	cancelled, converged, capped, stuck bool
+}
+
+// record fills t.res from a run's outcome; dir and iters name the
+// direction and iterations of a stuck line search's warning.
+func (t *subTrain) record(start time.Time, o outcome, dir, iters string) {
 	res := t.res
-	res.Iterations = out.Steps
-	res.Epochs = out.Epochs
-	res.Operations = s.Ops - ops0
-	res.Objective = out.Obj
-	res.Violation = s.Relative(out.Viol)
-	if out.Cancelled {
+	res.Iterations = o.steps
+	res.Epochs = o.epochs
+	res.Operations = o.ops
+	res.Objective = o.obj
+	res.Violation = o.viol
+	if o.cancelled {
 		res.Violation = math.NaN()
 	}
 	res.Primal = res.Objective
 	res.Gap = math.NaN()
-	res.Cancelled = out.Cancelled
-	res.Converged = out.Converged
-	res.HitEpochCap = out.Capped && !out.Converged
-	if out.Stuck {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("class %d: no step along newGLMNET's direction decreased the objective after %d outer iterations; "+
-			"stopped at violation %.3g (eps %g)", t.class, out.Newton, res.Violation, t.userEps))
+	res.Cancelled = o.cancelled
+	res.Converged = o.converged
+	res.HitEpochCap = o.capped && !o.converged
+	if o.stuck {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("class %d: no step along %s decreased the objective after %d %s; "+
+			"stopped at violation %.3g (eps %g)", t.class, dir, o.newton, iters, res.Violation, t.userEps))
 	}
 	res.Seconds = time.Since(start).Seconds()
 }
@@ -248,23 +264,8 @@ func (t *subTrain) newton(s *Newton, label []float64, pos, cp, cn float64) {
 		}
 	}
 	out := s.Train(label, pos, cp, cn, t.eps, MaxNewtonIter, t.ctx.Done(), progress)
-	res := t.res
-	res.Iterations = out.Steps
-	res.Epochs = out.Newton // each reads the data a few times, as -s 6's outer iterations
-	res.Operations = s.Ops - ops0
-	res.Objective = out.Obj
-	res.Violation = s.Relative(out.Viol)
-	if out.Cancelled {
-		res.Violation = math.NaN()
-	}
-	res.Primal = res.Objective
-	res.Gap = math.NaN()
-	res.Cancelled = out.Cancelled
-	res.Converged = out.Converged
-	res.HitEpochCap = out.Capped && !out.Converged
-	if out.Stuck {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("class %d: no step along Newton's direction decreased the objective after %d iterations; "+
-			"stopped at violation %.3g (eps %g)", t.class, out.Newton, res.Violation, t.userEps))
-	}
-	res.Seconds = time.Since(start).Seconds()
+	// Epochs: each Newton iteration reads the data a few times, as -s 6's
+	// outer iterations.
+	t.record(start, outcome{steps: out.Steps, epochs: out.Newton, ops: s.Ops - ops0, obj: out.Obj, viol: s.Relative(out.Viol),
+		cancelled: out.Cancelled, converged: out.Converged, capped: out.Capped, stuck: out.Stuck, newton: out.Newton}, "Newton's direction", "iterations")
 }

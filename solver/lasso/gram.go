@@ -426,14 +426,8 @@ func (s *Problem) stepGram(k int) (rho, viol, gain float64) {
 	s.run.maxG = max(s.run.maxG, math.Abs(gg))
 	q := c.q
 	z := float64(q*w) + rho
-	l1p := s.l1p
-	qq := q + s.l2p
-	var nw float64
-	if z > l1p {
-		nw = (z - l1p) / qq
-	} else if z < -l1p {
-		nw = (z + l1p) / qq
-	}
+	l1p, qq := s.l1p, q+s.l2p
+	nw := softStep(z, l1p, qq)
 	d := nw - w
 	plain := 2 * (c.b - c.a)
 	if d == 0 {

@@ -584,20 +584,26 @@ func violation(w, g, l1p float64) float64 {
 	return max(0, math.Abs(g)-l1p)
 }
 
+// softStep is the coordinate minimiser of ½qq·w² − z·w + l1p·|w|: z
+// soft-thresholded by l1p, over qq.
+func softStep(z, l1p, qq float64) float64 {
+	switch {
+	case z > l1p:
+		return (z - l1p) / qq
+	case z < -l1p:
+		return (z + l1p) / qq
+	}
+	return 0
+}
+
 // move does the exact coordinate minimisation of F along feature j, given
 // ρ_j, and returns its gain F(before) − F(after) ≥ 0.
 func (s *Problem) move(j int32, c *wsCol, idx []int32, val []float64, rho float64) float64 {
 	w := s.w[j]
 	q := c.q
 	z := float64(q*w) + rho
-	l1p := s.l1p
-	qq := q + s.l2p
-	var nw float64
-	if z > l1p {
-		nw = (z - l1p) / qq
-	} else if z < -l1p {
-		nw = (z + l1p) / qq
-	}
+	l1p, qq := s.l1p, q+s.l2p
+	nw := softStep(z, l1p, qq)
 	d := nw - w
 	if d == 0 {
 		return 0
