@@ -241,8 +241,8 @@ func useDense(d *dataio.Dataset, dt *Data, s *Spec, tu *Tuning) bool {
 		extra = 1
 	}
 	for i := range d.Rows {
-		m := float64(d.RowPtr[i+1] - d.RowPtr[i] + extra)
-		ops += m * (m + 1) / 2
+		m := d.RowPtr[i+1] - d.RowPtr[i] + extra
+		ops += float64(m * (m + 1) / 2)
 	}
 	// Both kinds of Newton's work within L1DenseEpochs of an epoch: forming
 	// H costs at most that many epochs, and a sweep over the model (n²)

@@ -516,7 +516,7 @@ func (s *CS) Gap() float64 { return s.PassPrimal + s.Objective() }
 // gapOK reports whether the last full pass's point meets Tuning.CSGap:
 // a gap of at most CSGap·P, up to rounding (csGapRound).
 func (s *CS) gapOK() bool {
-	return s.gapTol <= 0 || s.eps <= csGapRound || s.Gap() <= s.gapTol*s.PassPrimal+csGapRound*s.sumC
+	return s.gapTol <= 0 || s.eps <= csGapRound || s.Gap() <= float64(s.gapTol*s.PassPrimal)+float64(csGapRound*s.sumC)
 }
 
 // tighten lowers the violation the passes certify after one whose point
