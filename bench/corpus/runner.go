@@ -258,14 +258,11 @@ func firstLine(s string) string {
 // ratio is the best anchor's seconds ÷ acfcd's; lower is a lower bound
 // (every anchor timed out).
 func (c *cell) ratio() (ratio float64, lower bool) {
-	if c.ACFCD.Err != "" || c.ACFCD.TimedOut {
-		if b := c.best(); b != nil {
-			return b.Seconds / c.ACFCD.Seconds, false
-		}
-		return math.NaN(), false
-	}
 	if b := c.best(); b != nil {
 		return b.Seconds / c.ACFCD.Seconds, false
+	}
+	if c.ACFCD.Err != "" || c.ACFCD.TimedOut {
+		return math.NaN(), false
 	}
 	for _, a := range c.Anchors {
 		if a.TimedOut {
