@@ -35,6 +35,16 @@ type Accepter interface {
 	Accepts() bool
 }
 
+// Refuser is a finisher that may refuse a point the full pass certified:
+// one whose duality gap says it is far from the optimum although every
+// violation is within eps (liblinear's eps is absolute, in margin units,
+// and on data whose objective is tiny, such as p ≫ n with raw features,
+// that leaves the primal many times its optimum). Converge then hands
+// over once more.
+type Refuser interface {
+	Refuses(r *Run) bool
+}
+
 // finishSalt seeds the selection of the coordinate descent that goes on
 // after a finisher, round by round.
 const finishSalt = 0x6e6577746f6e
@@ -53,7 +63,13 @@ func (r *Run) Converge(seed uint64) bool {
 	} else {
 		converged = r.Solve(seed)
 	}
-	for round := 1; r.Handover(); round++ {
+	rf, _ := f.(Refuser)
+	for round := 1; ; round++ {
+		if !r.Handover() {
+			if !converged || rf == nil || r.Cancelled() || !rf.Refuses(r) {
+				break
+			}
+		}
 		improved := f.Finish(r, round)
 		if r.Cancelled() {
 			break

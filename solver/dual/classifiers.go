@@ -2,6 +2,7 @@ package dual
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
@@ -93,6 +94,11 @@ type finisher interface {
 	Upfront() bool // its steps were chosen up front, not by a stalling dual
 }
 
+// pointer is a finisher whose own point may be the better model.
+type pointer interface {
+	Point() (w []float64, primal, rel float64)
+}
+
 // worker returns a subproblem's state and finisher (nil with NoFallback),
 // reused from one subproblem to the next; w, if not nil, is the weight
 // vector to train in. The hinge loss's finisher is the interior-point
@@ -158,6 +164,20 @@ func (c *classifiers) solve(k int, dp *dcd.Problem, fin finisher) {
 	// liblinear would say.
 	converged = converged || (ok && !r.Cancelled() && viol <= c.user)
 	res.Objective = dp.Objective()
+	if pt, is := fin.(pointer); is {
+		if w, pN, rel := pt.Point(); pN < primal {
+			// A Newton point is the better model (raw p ≫ n data, where
+			// the dual's certified w is far above the optimum). The gap,
+			// against the certified dual, bounds its error; after a
+			// refused dual (finish.Newton.Refuses) its violation is the
+			// primal rule's, scaled so that meeting it reads as eps.
+			copy(dp.W, w)
+			primal = pN
+			if !math.IsNaN(rel) {
+				viol = rel * c.user
+			}
+		}
+	}
 	res.SetRun(r, dp.Ops, converged, viol, primal)
 	if fin != nil {
 		res.NewtonSteps = fin.Steps()

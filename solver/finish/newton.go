@@ -31,16 +31,21 @@ import (
 // (solver.Finisher, solver.Starter). It keeps its buffers from one
 // subproblem to the next.
 type Newton struct {
-	p     *dcd.Problem
-	t     *Tuning
-	pt    *primal.Tuning
-	dense bool // primal.Dense on the dual's rows: exact Newton steps
-	rule  rule
-	nt    *newton // allocated at the first switch: most runs never need it
-	steps int     // Newton steps (Newton-CG iterations) of the current subproblem
-	tron  int     // Newton-CG switches so far in this subproblem
-	start start   // how the subproblem starts (upfront.go)
-	trace func(format string, args ...any)
+	p        *dcd.Problem
+	t        *Tuning
+	pt       *primal.Tuning
+	dense    bool // primal.Dense on the dual's rows: exact Newton steps
+	rule     rule
+	nt       *newton   // allocated at the first switch: most runs never need it
+	steps    int       // Newton steps (Newton-CG iterations) of the current subproblem
+	tron     int       // Newton-CG switches so far in this subproblem
+	start    start     // how the subproblem starts (upfront.go)
+	refused  bool      // Refuses said yes in this subproblem
+	poor     bool      // Refuses found the dual's certified point certifies nothing
+	met      bool      // the Newton run after Refuses met the primal rule
+	wbuf     []float64 // the lowest-primal point of this subproblem's Newton runs (Point)
+	pN, relN float64   // its primal, and ‖∇P‖ over the primal rule's bound where met
+	trace    func(format string, args ...any)
 }
 
 // NewNewton returns the finisher of p (loss L2SVM or Logistic) under the
@@ -61,7 +66,8 @@ type newton struct {
 
 // Reset prepares for a new subproblem of p (after p.Reset).
 func (f *Newton) Reset() {
-	f.steps, f.tron = 0, 0
+	f.steps, f.tron, f.refused, f.poor, f.met = 0, 0, false, false, false
+	f.pN, f.relN = math.Inf(1), math.NaN()
 	est := f.estimate()
 	budget := est
 	if f.t.SwitchOps > 0 && budget != 0 {
@@ -91,6 +97,108 @@ func (f *Newton) Due(r *solver.Run) bool {
 	}, nil, nil)
 }
 
+// Refuses is asked at a point the dual's full pass certified
+// (solver.Refuser): where its duality gap exceeds the dual objective
+// itself (the primal is over twice the dual, the point certifies
+// nothing), the model is a Newton point instead: this subproblem's best
+// (Point) if it certifies, else one Newton goes on to from the dual's
+// point, once a subproblem. Raw features with p ≫ n (arcene, 200×10000
+// integers to 1000) end the dual there: every margin within eps of its
+// target, the primal still ten to a hundred times its optimum.
+func (f *Newton) Refuses(r *solver.Run) bool {
+	p := f.p
+	d := -p.Objective()
+	if f.refused || !(p.PassPrimal-d > d) {
+		return false
+	}
+	f.poor = true
+	if f.pN-d <= d {
+		return false
+	}
+	f.refused = true
+	if f.trace != nil {
+		f.trace("dual gap %.3g above its objective %.3g: Newton from it", min(p.PassPrimal, f.pN)-d, d)
+	}
+	return true
+}
+
+// Accepts reports whether the Newton run after Refuses met the rule of
+// the primal solver of the same problem (-s 2, -s 0): its point (Point)
+// is then the answer, as good as that solver's, and dual CD does not go
+// on from the rebuilt α, whose w = Σ α_i y_i x_i is off by ∇P(w) — on
+// such data many times the primal's optimum.
+func (f *Newton) Accepts() bool { return f.met }
+
+// Point returns, where Refuses found the dual's point certifies nothing,
+// the lowest-primal w of the subproblem's Newton runs, its primal
+// objective and, if it is the point of the run after Refuses that met the
+// primal rule, ‖∇P(w)‖ relative to that rule's bound (else NaN); else w
+// is nil. The dual's own point may still be better (dual.classifiers
+// keeps the lower primal).
+func (f *Newton) Point() (w []float64, primal, rel float64) {
+	if !f.poor || math.IsInf(f.pN, 1) {
+		return nil, math.Inf(1), math.NaN()
+	}
+	return f.wbuf, f.pN, f.relN
+}
+
+// keep records the current w, of primal fval, if it is the lowest of the
+// subproblem's Newton points.
+func (f *Newton) keep(fval float64) {
+	if fval < f.pN {
+		f.wbuf = append(f.wbuf[:0], f.p.W...)
+		f.pN, f.relN = fval, math.NaN()
+	}
+}
+
+// primalRule runs Newton from 0 to liblinear's rule of the primal solver,
+// ‖∇P(w)‖ ≤ primal.DefaultEps·max(min(pos, neg), 1)/l·‖∇P(0)‖, and keeps
+// the point if it meets it.
+func (f *Newton) primalRule(r *solver.Run) int {
+	p := f.p
+	nt := f.newNewton(r)
+	nt.at.save(p, r.Obj)
+	pp := f.primal(r)
+	defer func() { p.Ops = pp.Ops }()
+	// From w = 0, as the primal solver: from the dual's w the rule,
+	// relative to ‖∇P(0)‖, can hold at once at a primal twice the
+	// optimum (arcene).
+	clear(p.W)
+	pp.SetMargins()
+	g0 := pp.SetGradient()
+	pos := 0
+	for _, y := range p.Y {
+		if y > 0 {
+			pos++
+		}
+	}
+	tol := primal.DefaultEps * float64(max(min(pos, p.N-pos), 1)) / float64(p.N) * g0
+	var met bool
+	var fN, rel float64
+	stop := func(_ int, fval, gnorm float64) bool {
+		r.Note(gnorm, -fval)
+		met, fN, rel = gnorm <= tol, fval, gnorm/tol
+		return met
+	}
+	var steps int
+	ok := false
+	if pp.DenseNewton() {
+		steps, ok = pp.Newton(f.t.NewtonMaxIter, 0, stop)
+	}
+	if !ok {
+		nt.cg = true
+		var n int
+		n, nt.moved = pp.NewtonCG(f.t.TronMaxIter, 0, stop)
+		steps += n
+	}
+	if met && fN < f.pN {
+		f.wbuf = append(f.wbuf[:0], p.W...)
+		f.pN, f.relN = fN, rel
+	}
+	f.met = met
+	return steps
+}
+
 // Finish runs primal Newton from the dual's current w, leaves the dual at
 // α from the margins (or rolls back to the point at the switch) with
 // r.Obj set, re-arms the rule where Newton-CG handed back early, and
@@ -99,6 +207,13 @@ func (f *Newton) Finish(r *solver.Run, round int) (improved bool) {
 	p, t := f.p, f.t
 	f.trace = r.Trace()
 	f.rule.reset(0)
+	if f.refused {
+		// The model is Newton's point (Point); of the dual points the
+		// better one stays, for the gap.
+		f.steps += f.primalRule(r)
+		f.nt.moved = false
+		return f.dualFromPrimal(r)
+	}
 	f.steps += f.primalNewton(r)
 	improved = f.dualFromPrimal(r)
 	if f.nt.cg && round < t.TronMaxRounds {
@@ -248,9 +363,16 @@ func (f *Newton) dualFromPrimal(r *solver.Run) bool {
 		}
 		p.Alpha[i] = a
 	}
+	f.keep(nt.pp.Objective())
 	rebuildW(p)
 	r.Obj = p.Objective()
-	if r.Obj <= nt.at.obj || math.IsNaN(nt.at.obj) || nt.cg && nt.moved && !r.Cancelled() {
+	// Newton-CG's α is kept even where its dual is worse than the
+	// switch's (tron.go), but not where it is worse than α = 0: on raw
+	// p ≫ n data (arcene) w = Σ α_i y_i x_i is then off by ∇P(w), many
+	// times the primal's optimum, and dual CD from it takes more epochs
+	// than it took from 0. Newton's point stays the model's candidate
+	// (Point).
+	if r.Obj <= nt.at.obj || math.IsNaN(nt.at.obj) || nt.cg && nt.moved && !r.Cancelled() && r.Obj <= 0 {
 		return true
 	}
 	nt.at.restore(p, r)
