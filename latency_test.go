@@ -46,6 +46,8 @@ func TestCancelLatency(t *testing.T) {
 	first.PrimalFirstStep, first.PrimalFirstKappa = math.Inf(1), 0
 	cg := primal.DefaultTuning()
 	cg.NewtonDenseMax = 1000
+	dense := primal.DefaultTuning()
+	dense.DenseOpCost = 0 // -s 2's dense steps from the start
 	for _, tc := range []struct {
 		name, phase string
 		ctx         context.Context
@@ -56,7 +58,7 @@ func TestCancelLatency(t *testing.T) {
 		{"dense Newton after a switch", "newton: dense", tune.With(bg, &switchNow), Params{Problem: LogisticDual, C: 1000, Eps: 1e-9}},
 		{"interior point", "ipm start", tune.With(bg, &switchNow), Params{Problem: HingeDual, C: 1000, Eps: 1e-9}},
 		{"Newton-CG", "tron ", tune.With(tune.With(bg, &switchNow), &cg), Params{Problem: SquaredHingeDual, C: 1000, Eps: 1e-9}},
-		{"-s 2", "newton: dense", bg, Params{Problem: SquaredHingePrimal, C: 1000, Eps: 1e-12}},
+		{"-s 2", "newton: dense", tune.With(bg, &dense), Params{Problem: SquaredHingePrimal, C: 1000, Eps: 1e-12}},
 	} {
 		for _, delay := range []time.Duration{30 * time.Millisecond, 700 * time.Millisecond} {
 			// A missing poll is a fixed amount of work and shows on every

@@ -168,6 +168,26 @@ func sameModelRuns() []sameModelRun {
 	add("s=12/low-d/C=1000/fallback", lowReg, Params{Problem: SquaredSVRDual, C: 1000, Bias: 1})
 	runs[len(runs)-1].fallback = true
 	add("s=21/float32", to32(text), Params{Problem: OneClassSVM, Nu: 0.05, Eps: 1e-4})
+	// The primal Newton solvers: dense steps from the start (low), after
+	// a Newton-CG iteration (sums: rows of running sums, correlated), or
+	// Newton-CG alone (wide, multi).
+	wide := exactData(6, 800, 120, 60, 2)
+	sums := exactData(6, 800, 30, 30, 2)
+	for i := 0; i < sums.Rows; i++ {
+		var v float64 // sums of multiples of 1/8: exact
+		for k := sums.RowPtr[i]; k < sums.RowPtr[i+1]; k++ {
+			v += sums.Value[k]
+			sums.Value[k] = v
+		}
+	}
+	for _, s := range []Problem{LogisticPrimal, SquaredHingePrimal} {
+		add(fmt.Sprintf("s=%s/low-d", s.Flag()), low, Params{Problem: s, C: 1, Bias: 1})
+		add(fmt.Sprintf("s=%s/low-d/C=1000", s.Flag()), low, Params{Problem: s, C: 1000, Eps: 1e-6})
+		add(fmt.Sprintf("s=%s/sums", s.Flag()), sums, Params{Problem: s, C: 10})
+		add(fmt.Sprintf("s=%s/wide", s.Flag()), wide, Params{Problem: s, C: 1})
+		add(fmt.Sprintf("s=%s/one-vs-rest", s.Flag()), multi, Params{Problem: s, C: 1})
+	}
+	add("s=11/low-d", lowReg, Params{Problem: SquaredSVRPrimal, C: 10, Bias: 1})
 	return runs
 }
 
@@ -175,7 +195,7 @@ func sameModelRuns() []sameModelRun {
 // each selection, a bias, float32 values, one-vs-rest, with and without
 // the fallbacks; -s 5 and 6; the Weston–Watkins and Crammer–Singer SVMs;
 // the LASSO and its path; -s 12, 13 and 21 with each selection, -s 12's
-// Newton switch) and
+// Newton switch; -s 0, 2 and 11 with dense and Newton-CG steps) and
 // compares each model file's SHA-256 with modelHashes: the same seed must
 // give the same bytes on every CPU, architecture and build.
 // go test -run TestSameModelEverywhere -update-models rewrites the file.

@@ -47,6 +47,7 @@ func TestDefaults(t *testing.T) {
 		"DualStepOps":      int64(8),
 		"SwitchOps":        int64(0),
 		"NewtonDenseMax":   4096,
+		"DenseOpCost":      0.5,
 		"NewtonGuessIters": int64(10),
 		"NewtonOpsSVM":     0.4,
 		"NewtonOpsLR":      0.25,

@@ -158,6 +158,30 @@ func Dense(r rows.Rows, t *Tuning) bool {
 	return dim <= int64(t.NewtonDenseMax) && dim*dim*dim/6 <= Outer(r)+2*dim*(r.RP[r.N]-r.RP[0])
 }
 
+// DenseStepOps returns the operations of a dense Newton step on r beyond
+// its passes: the Hessian's lower triangle over every row's non-zeros
+// (Outer) and its Cholesky factor.
+func DenseStepOps(r rows.Rows) int64 {
+	dim := int64(r.NF + 1)
+	return Outer(r) + dim*dim*dim/6
+}
+
+// CGDearer reports whether a Newton-CG iteration of k CG products on rows
+// of nnz non-zeros costs more than half a dense Newton step of denseStep
+// operations (DenseStepOps): each product is two passes over the
+// non-zeros and the iteration's step, margins and gradient three more;
+// the dense step's Hessian and factor cost Tuning.DenseOpCost an
+// operation, and its passes four. Half, since Newton-CG takes up to twice
+// the iterations of exact Newton steps on the same problem (bench/corpus's
+// dense shapes: 3–4 exact steps against 4–7).
+// Asked with k = 1 before the start, it tells whether even the cheapest
+// iteration would be dearer, and dense steps start at once (a9a: a dense
+// step costs a few passes).
+func (t *Tuning) CGDearer(k int, nnz, denseStep int64) bool {
+	cg := float64((2*int64(k) + 3) * nnz)
+	return 2*cg > float64(t.DenseOpCost*float64(denseStep))+float64(4*nnz)
+}
+
 // Outer returns the multiply-adds of forming the Hessian's lower triangle
 // over the rows' non-zeros (bias included): Σ_i k_i(k_i+1)/2.
 func Outer(r rows.Rows) int64 {

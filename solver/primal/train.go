@@ -80,6 +80,9 @@ func Train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.R
 	t.warm, _ = s.Warm.(*Warm)
 	t.tune = tune.Get(ctx, DefaultTuning)
 	drv := tune.Get(ctx, solver.DefaultTuning)
+	if Dense(t.rows, t.tune) {
+		t.denseStep = DenseStepOps(t.rows)
+	}
 
 	nsub := len(t.subs)
 	t.errs = make([]error, nsub)
@@ -139,6 +142,8 @@ type training struct {
 	progress func(fit.Progress)
 	warm     *Warm
 	tune     *Tuning
+	// denseStep is DenseStepOps of rows where Dense holds.
+	denseStep int64
 }
 
 // checkTargets checks the data of the regression: finite targets whose
@@ -212,8 +217,19 @@ func (t *training) solve(k int, pp *Problem, y []float64) {
 	}
 	var iters int
 	if pp.DenseNewton() {
-		var ok bool
-		iters, ok = pp.Newton(t.maxIter, 1e-12, stop)
+		cg := t.tune.DenseOpCost > 0 && !t.tune.CGDearer(1, t.rows.NNZ(), t.denseStep)
+		if cg {
+			iters = t.cgFirst(pp, stop)
+		}
+		more, ok := 0, true
+		if !cg || iters < t.maxIter && !pp.Cancelled() && last == iters && !(gnorm <= tol*g0) && fit.Finite(fval, gnorm, g0) {
+			// After cgFirst, Newton's iteration 0 is its last point,
+			// asked already.
+			more, ok = pp.Newton(t.maxIter-iters, 1e-12, func(iter int, f, gn float64) bool {
+				return (iter > 0 || !cg) && stop(iters+iter, f, gn)
+			})
+		}
+		iters += more
 		if !ok && iters < t.maxIter {
 			// H was not numerically positive definite (a free bias
 			// weight with nearly no examples in the loss's curved part):
@@ -254,6 +270,27 @@ func (t *training) solve(k int, pp *Problem, y []float64) {
 		t.warm.keepW(k, pp.W)
 	}
 	res.Seconds = time.Since(start).Seconds()
+}
+
+// cgFirst runs Newton-CG where dense Newton steps could (pp.DenseNewton)
+// until an iteration costs more than half a dense step (Tuning.CGDearer).
+// Which is cheaper is the data's conditioning, seen only by running:
+// one-hot rows (soybean, dna) and dense rows of hundreds of features
+// (usps) take a few CG steps an iteration, badly conditioned dense rows
+// of tens of features (cpusmall, raw scales) many. It returns the iterations; the caller's stop
+// tells whether the rule was met.
+func (t *training) cgFirst(pp *Problem, stop Stop) int {
+	nnz := t.rows.RP[t.rows.N] - t.rows.RP[0]
+	prev := 0
+	iters, _ := pp.NewtonCG(t.maxIter, 0, func(iter int, f, gn float64) bool {
+		if stop(iter, f, gn) {
+			return true
+		}
+		k := pp.CGSteps() - prev
+		prev = pp.CGSteps()
+		return t.tune.CGDearer(k, nnz, t.denseStep)
+	})
+	return iters
 }
 
 // outOfRange names the first of f, ‖∇f‖ and ‖∇f(0)‖ that is not finite,

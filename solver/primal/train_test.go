@@ -14,6 +14,7 @@ import (
 	"github.com/acfcd/acfcd/internal/synth"
 	"github.com/acfcd/acfcd/internal/testkit"
 	"github.com/acfcd/acfcd/internal/tune"
+	dataio "github.com/acfcd/acfcd/io"
 	"github.com/acfcd/acfcd/model"
 	"github.com/acfcd/acfcd/solver/fit"
 )
@@ -21,21 +22,24 @@ import (
 // TestPrimalOptimal: -s 0, 2 and 11 stop where liblinear 2.50 would, by
 // its rule recomputed independently: at the returned w of every
 // subproblem ‖∇f(w)‖ ≤ eps·max(min(pos,neg),1)/l·‖∇f(0)‖ (‖∇f(w)‖ ≤
-// eps·‖∇f(0)‖ for -s 11), with the dense Newton method and with
-// Newton-CG, and the reported objective is f(w). The model's labels and
-// shape are liblinear's.
+// eps·‖∇f(0)‖ for -s 11), with the dense Newton method from the start,
+// with Newton-CG alone and with the default (Newton-CG, dense steps once
+// CG costs more), and the reported objective is f(w). The model's labels
+// and shape are liblinear's.
 func TestPrimalOptimal(t *testing.T) {
 	for _, loss := range losses {
 		for _, pc := range primalCases(loss) {
-			for _, cg := range []bool{false, true} {
-				t.Run(fmt.Sprintf("s=%s/%s/cg=%v", flags[loss], pc.name, cg), func(t *testing.T) {
+			for _, method := range []string{"dense", "default", "cg"} {
+				t.Run(fmt.Sprintf("s=%s/%s/%s", flags[loss], pc.name, method), func(t *testing.T) {
 					p := params{loss: loss, c: pc.c, bias: pc.bias, weights: pc.weights, p: 0.2}
-					ctx := context.Background()
-					if cg {
-						tu := DefaultTuning()
+					tu := DefaultTuning()
+					switch method {
+					case "dense":
+						tu.DenseOpCost = 0
+					case "cg":
 						tu.NewtonDenseMax = 2
-						ctx = tune.With(ctx, &tu)
 					}
+					ctx := tune.With(context.Background(), &tu)
 					m, res := mustTrain(t, ctx, pc.d, p)
 					if !res.Converged || m.Partial || res.SupportVectors != -1 {
 						t.Fatalf("%+v", res)
@@ -243,5 +247,73 @@ func TestPrimalProgress(t *testing.T) {
 	}
 	if last := got[len(got)-1]; last.Violation > res.Eps || last.Violation != res.Violation {
 		t.Errorf("last report %+v, result violation %g, eps %g", last, res.Violation, res.Eps)
+	}
+}
+
+// TestCGFirst: where dense Newton steps are possible, the default starts
+// with Newton-CG and takes dense steps once an iteration costs more than
+// half a dense step would (Tuning.CGDearer): on well-conditioned dense
+// rows of 200 features it never does, and touches fewer operations than
+// dense steps from the start; on badly conditioned rows (running sums at
+// C = 100) it does, and touches fewer than Newton-CG alone. All three end
+// at the same optimum.
+func TestCGFirst(t *testing.T) {
+	wide := overlapping(2, 1500, 200, 1, 0.1, 1)
+	// Dense rows of running sums (x_ij = u_i1 + … + u_ij): correlated
+	// features whose Hessian's spectrum spreads over three orders of
+	// magnitude, which a diagonal preconditioner leaves as it is.
+	raw := overlapping(7, 400, 30, 1, 0.1, 1)
+	for i := range raw.Rows {
+		var sum float64
+		for k := raw.RowPtr[i]; k < raw.RowPtr[i+1]; k++ {
+			sum += raw.Value[k]
+			raw.Value[k] = sum
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		d     *dataio.Dataset
+		c     float64
+		dense bool // the default takes dense steps
+	}{{"wide", wide, 1, false}, {"raw", raw, 100, true}} {
+		for _, loss := range []Loss{Logistic, SquaredHinge} {
+			t.Run(fmt.Sprintf("s=%s/%s", flags[loss], tc.name), func(t *testing.T) {
+				ops := map[string]int64{}
+				prim := map[string]float64{}
+				dense := false
+				for _, method := range []string{"dense", "default", "cg"} {
+					tu := DefaultTuning()
+					switch method {
+					case "dense":
+						tu.DenseOpCost = 0
+					case "cg":
+						tu.NewtonDenseMax = 2
+					}
+					ctx := tune.With(context.Background(), &tu)
+					spec := params{loss: loss, c: tc.c, bias: -1}.spec()
+					if method == "default" {
+						spec.Trace = func(format string, _ ...any) { dense = dense || strings.HasPrefix(format, "newton: dense") }
+					}
+					_, res, err := Train(ctx, tc.d, spec)
+					if err != nil || !res.Converged {
+						t.Fatalf("%s: %+v, %v", method, res, err)
+					}
+					ops[method] = res.Operations
+					// The optimum, to a tight rule.
+					_, res = mustTrain(t, ctx, tc.d, params{loss: loss, c: tc.c, bias: -1, eps: 1e-8})
+					prim[method] = res.Primal
+				}
+				t.Logf("operations %v, primal %v", ops, prim)
+				if dense != tc.dense {
+					t.Errorf("the default took dense steps: %v, want %v", dense, tc.dense)
+				}
+				if other := map[bool]string{true: "cg", false: "dense"}[tc.dense]; !(ops["default"] < ops[other]) {
+					t.Errorf("the default touched %d operations, %s %d", ops["default"], other, ops[other])
+				}
+				if testkit.RelDiff(prim["default"], prim["dense"]) > 1e-9 || testkit.RelDiff(prim["cg"], prim["dense"]) > 1e-9 {
+					t.Errorf("primal objectives %v", prim)
+				}
+			})
+		}
 	}
 }

@@ -12,6 +12,12 @@ type Tuning struct {
 	// (and, for -s 3, by the interior-point method); above it -s 1 and 7
 	// use Newton-CG and -s 3 has no finisher.
 	NewtonDenseMax int
+	// DenseOpCost is the time of a dense Newton step's operation (the
+	// Hessian's formation, its Cholesky factor) in operations of a sparse
+	// pass over the rows: where dense steps are possible, Newton starts
+	// with CG and takes dense steps once CG is dearer (CGDearer); 0 takes
+	// dense steps from the start.
+	DenseOpCost float64
 	// HessianParallelOps: a dense Hessian formation of fewer operations
 	// runs on one goroutine; larger ones split the rows of H among at
 	// most HessianMaxParts (the same bits at any split).
@@ -35,6 +41,7 @@ type Tuning struct {
 func DefaultTuning() Tuning {
 	return Tuning{
 		NewtonDenseMax:     4096,
+		DenseOpCost:        0.5,
 		HessianParallelOps: 1 << 18,
 		HessianMaxParts:    4,
 		HessianDropRel:     1e-10,
