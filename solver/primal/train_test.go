@@ -32,14 +32,7 @@ func TestPrimalOptimal(t *testing.T) {
 			for _, method := range []string{"dense", "default", "cg"} {
 				t.Run(fmt.Sprintf("s=%s/%s/%s", flags[loss], pc.name, method), func(t *testing.T) {
 					p := params{loss: loss, c: pc.c, bias: pc.bias, weights: pc.weights, p: 0.2}
-					tu := DefaultTuning()
-					switch method {
-					case "dense":
-						tu.DenseOpCost = 0
-					case "cg":
-						tu.NewtonDenseMax = 2
-					}
-					ctx := tune.With(context.Background(), &tu)
+					ctx := methodCtx(method)
 					m, res := mustTrain(t, ctx, pc.d, p)
 					if !res.Converged || m.Partial || res.SupportVectors != -1 {
 						t.Fatalf("%+v", res)
@@ -250,6 +243,20 @@ func TestPrimalProgress(t *testing.T) {
 	}
 }
 
+// methodCtx returns a context whose tuning makes the primal Newton
+// method take dense steps from the start ("dense"), Newton-CG alone
+// ("cg"), or its default.
+func methodCtx(method string) context.Context {
+	tu := DefaultTuning()
+	switch method {
+	case "dense":
+		tu.DenseOpCost = 0
+	case "cg":
+		tu.NewtonDenseMax = 2
+	}
+	return tune.With(context.Background(), &tu)
+}
+
 // TestCGFirst: where dense Newton steps are possible, the default starts
 // with Newton-CG and takes dense steps once an iteration costs more than
 // half a dense step would (Tuning.CGDearer): on well-conditioned dense
@@ -282,14 +289,7 @@ func TestCGFirst(t *testing.T) {
 				prim := map[string]float64{}
 				dense := false
 				for _, method := range []string{"dense", "default", "cg"} {
-					tu := DefaultTuning()
-					switch method {
-					case "dense":
-						tu.DenseOpCost = 0
-					case "cg":
-						tu.NewtonDenseMax = 2
-					}
-					ctx := tune.With(context.Background(), &tu)
+					ctx := methodCtx(method)
 					spec := params{loss: loss, c: tc.c, bias: -1}.spec()
 					if method == "default" {
 						spec.Trace = func(format string, _ ...any) { dense = dense || strings.HasPrefix(format, "newton: dense") }
