@@ -363,7 +363,9 @@ func (f *Newton) dualFromPrimal(r *solver.Run) bool {
 		}
 		p.Alpha[i] = a
 	}
-	f.keep(nt.pp.Objective())
+	if !f.refused { // after Refuses, primalRule keeps its own point
+		f.keep(nt.pp.Objective())
+	}
 	rebuildW(p)
 	r.Obj = p.Objective()
 	// Newton-CG's α is kept even where its dual is worse than the
