@@ -142,12 +142,13 @@ func (f *Newton) Point() (w []float64, primal, rel float64) {
 	return f.wbuf, f.pN, f.relN
 }
 
-// keep records the current w, of primal fval, if it is the lowest of the
-// subproblem's Newton points.
-func (f *Newton) keep(fval float64) {
+// keep records the current w, of primal fval and rule ratio rel (NaN
+// unless primalRule's), if it is the lowest of the subproblem's Newton
+// points.
+func (f *Newton) keep(fval, rel float64) {
 	if fval < f.pN {
 		f.wbuf = append(f.wbuf[:0], f.p.W...)
-		f.pN, f.relN = fval, math.NaN()
+		f.pN, f.relN = fval, rel
 	}
 }
 
@@ -172,7 +173,7 @@ func (f *Newton) primalRule(r *solver.Run) int {
 			pos++
 		}
 	}
-	tol := primal.DefaultEps * float64(max(min(pos, p.N-pos), 1)) / float64(p.N) * g0
+	tol := primal.SolverTol(primal.DefaultEps, pos, p.N) * g0
 	var met bool
 	var fN, rel float64
 	stop := func(_ int, fval, gnorm float64) bool {
@@ -191,9 +192,8 @@ func (f *Newton) primalRule(r *solver.Run) int {
 		n, nt.moved = pp.NewtonCG(f.t.TronMaxIter, 0, stop)
 		steps += n
 	}
-	if met && fN < f.pN {
-		f.wbuf = append(f.wbuf[:0], p.W...)
-		f.pN, f.relN = fN, rel
+	if met {
+		f.keep(fN, rel)
 	}
 	f.met = met
 	return steps
@@ -364,7 +364,7 @@ func (f *Newton) dualFromPrimal(r *solver.Run) bool {
 		p.Alpha[i] = a
 	}
 	if !f.refused { // after Refuses, primalRule keeps its own point
-		f.keep(nt.pp.Objective())
+		f.keep(nt.pp.Objective(), math.NaN())
 	}
 	rebuildW(p)
 	r.Obj = p.Objective()

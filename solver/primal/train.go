@@ -82,6 +82,7 @@ func Train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.R
 	drv := tune.Get(ctx, solver.DefaultTuning)
 	if Dense(t.rows, t.tune) {
 		t.denseStep = DenseStepOps(t.rows)
+		t.cgStart = t.tune.DenseOpCost > 0 && !t.tune.CGDearer(1, t.rows.NNZ(), t.denseStep)
 	}
 
 	nsub := len(t.subs)
@@ -142,8 +143,10 @@ type training struct {
 	progress func(fit.Progress)
 	warm     *Warm
 	tune     *Tuning
-	// denseStep is DenseStepOps of rows where Dense holds.
+	// denseStep is DenseStepOps of rows where Dense holds, and cgStart
+	// whether the subproblems start there with Newton-CG (cgFirst).
 	denseStep int64
+	cgStart   bool
 }
 
 // checkTargets checks the data of the regression: finite targets whose
@@ -185,8 +188,7 @@ func (t *training) solve(k int, pp *Problem, y []float64) {
 				pp.Y[i] = -1
 			}
 		}
-		// liblinear's primal_solver_tol
-		tol = t.eps * float64(max(min(pos, len(y)-pos), 1)) / float64(len(y))
+		tol = SolverTol(t.eps, pos, len(y))
 	}
 	pp.Cost = [2]float64{sp.Cn, sp.Cp}
 	pp.P = max(t.s.P, 0)
@@ -217,7 +219,7 @@ func (t *training) solve(k int, pp *Problem, y []float64) {
 	}
 	var iters int
 	if pp.DenseNewton() {
-		cg := t.tune.DenseOpCost > 0 && !t.tune.CGDearer(1, t.rows.NNZ(), t.denseStep)
+		cg := t.cgStart
 		if cg {
 			iters = t.cgFirst(pp, stop)
 		}
@@ -277,8 +279,8 @@ func (t *training) solve(k int, pp *Problem, y []float64) {
 // Which is cheaper is the data's conditioning, seen only by running:
 // one-hot rows (soybean, dna) and dense rows of hundreds of features
 // (usps) take a few CG steps an iteration, badly conditioned dense rows
-// of tens of features (cpusmall, raw scales) many. It returns the iterations; the caller's stop
-// tells whether the rule was met.
+// of tens of features (cpusmall, raw scales) many. It returns the
+// iterations; the caller's stop tells whether the rule was met.
 func (t *training) cgFirst(pp *Problem, stop Stop) int {
 	nnz := t.rows.RP[t.rows.N] - t.rows.RP[0]
 	prev := 0
@@ -291,6 +293,13 @@ func (t *training) cgFirst(pp *Problem, stop Stop) int {
 		return t.tune.CGDearer(k, nnz, t.denseStep)
 	})
 	return iters
+}
+
+// SolverTol is liblinear's primal_solver_tol: the factor of ‖∇f(0)‖ that
+// ends -s 0 and 2 at -e eps on a subproblem of pos positives in n
+// examples, eps·max(min(pos, n−pos), 1)/n.
+func SolverTol(eps float64, pos, n int) float64 {
+	return eps * float64(max(min(pos, n-pos), 1)) / float64(n)
 }
 
 // outOfRange names the first of f, ‖∇f‖ and ‖∇f(0)‖ that is not finite,
