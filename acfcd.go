@@ -6,7 +6,9 @@
 // which are their values):
 //
 //   - -s 0 LogisticPrimal, 2 SquaredHingePrimal, 11 SquaredSVRPrimal: the
-//     L2-regularised primal problems, by Newton's method;
+//     L2-regularised primal problems to liblinear's primal stopping rule,
+//     by Newton's method, or, with no more examples than weights, by dual
+//     coordinate descent first (then Newton where the rule needs it);
 //   - -s 1 SquaredHingeDual, 3 HingeDual, 7 LogisticDual: the linear SVMs
 //     with the squared hinge and the hinge loss and logistic regression,
 //     by dual coordinate descent;
@@ -73,13 +75,14 @@ type Problem uint8
 
 const (
 	// LogisticPrimal is -s 0 (L2R_LR): L2-regularised logistic regression
-	// in the primal, by Newton's method.
+	// to the primal solver's rule (Newton's method, or the dual first
+	// where examples are no more than weights).
 	LogisticPrimal Problem = 0
 	// SquaredHingeDual is -s 1 (L2R_L2LOSS_SVC_DUAL): the L2-regularised
 	// SVM with the squared hinge loss, by dual coordinate descent.
 	SquaredHingeDual Problem = 1
 	// SquaredHingePrimal is -s 2 (L2R_L2LOSS_SVC): the squared-hinge SVM
-	// in the primal, by Newton's method.
+	// to the primal solver's rule, as LogisticPrimal.
 	SquaredHingePrimal Problem = 2
 	// HingeDual is -s 3 (L2R_L1LOSS_SVC_DUAL): the SVM with the hinge loss.
 	HingeDual Problem = 3

@@ -58,7 +58,9 @@ func TestCancelLatency(t *testing.T) {
 		{"dense Newton after a switch", "newton: dense", tune.With(bg, &switchNow), Params{Problem: LogisticDual, C: 1000, Eps: 1e-9}},
 		{"interior point", "ipm start", tune.With(bg, &switchNow), Params{Problem: HingeDual, C: 1000, Eps: 1e-9}},
 		{"Newton-CG", "tron ", tune.With(tune.With(bg, &switchNow), &cg), Params{Problem: SquaredHingeDual, C: 1000, Eps: 1e-9}},
-		{"-s 2", "newton: dense", tune.With(bg, &dense), Params{Problem: SquaredHingePrimal, C: 1000, Eps: 1e-12}},
+		// -R: with fewer examples than weights -s 2 would go through the
+		// dual (which has no free bias weight) instead of Newton.
+		{"-s 2", "newton: dense", tune.With(bg, &dense), Params{Problem: SquaredHingePrimal, C: 1000, Eps: 1e-12, Bias: 1, UnregularizedBias: true}},
 	} {
 		for _, delay := range []time.Duration{30 * time.Millisecond, 700 * time.Millisecond} {
 			// A missing poll is a fixed amount of work and shows on every

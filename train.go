@@ -79,7 +79,7 @@ func duals(k dual.Kind) func(context.Context, *Dataset, *Params, fit.Spec) (*Mod
 
 func primals(loss primal.Loss) func(context.Context, *Dataset, *Params, fit.Spec) (*Model, *Result, error) {
 	return func(ctx context.Context, d *Dataset, p *Params, s fit.Spec) (*Model, *Result, error) {
-		return primal.Train(ctx, d, primal.Spec{Spec: s, Loss: loss, P: p.P, FreeBias: p.UnregularizedBias})
+		return dual.TrainPrimal(ctx, d, primal.Spec{Spec: s, Loss: loss, P: p.P, FreeBias: p.UnregularizedBias})
 	}
 }
 

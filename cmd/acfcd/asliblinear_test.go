@@ -84,7 +84,9 @@ func TestMaxIterationsLine(t *testing.T) {
 }
 
 // TestTotalsLine: the primal Newton solvers' line has no duality gap and
-// no selection; a gap above the objective is remarked upon.
+// no selection, or where they went through the dual first, its steps and
+// selection and the Newton steps after; a gap above the objective is
+// remarked upon.
 func TestTotalsLine(t *testing.T) {
 	dir := t.TempDir()
 	data := writeProblem(t, dir, "d.svm", 100, 3)
@@ -96,6 +98,18 @@ func TestTotalsLine(t *testing.T) {
 		last := out[strings.LastIndex(strings.TrimSuffix(out, "\n"), "\n")+1:]
 		if !regexp.MustCompile(`^max violation = \S+, nnz\(w\) = \d+, \d+ Newton steps, \d+\.\d{3} s\n$`).MatchString(last) {
 			t.Errorf("-s %s: last line %q", s, last)
+		}
+	}
+	// Fewer examples than weights: through the dual first.
+	wide := writeProblem(t, dir, "w.svm", 12, 3)
+	for _, s := range []string{"0", "2", "11"} {
+		out, _, err := runCmd(t, "train", "-s", s, wide, filepath.Join(dir, "m"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := out[strings.LastIndex(strings.TrimSuffix(out, "\n"), "\n")+1:]
+		if !regexp.MustCompile(`^max violation = \S+, nnz\(w\) = \d+, \d+ coordinate steps on the dual \(acf(\+shrink)? selection\), then \d+ Newton steps, \d+\.\d{3} s\n$`).MatchString(last) {
+			t.Errorf("-s %s, 12 rows: last line %q", s, last)
 		}
 	}
 	var b strings.Builder

@@ -485,7 +485,7 @@ func printBlock(w io.Writer, p acfcd.Problem, m *acfcd.Model, b *acfcd.Result) {
 	if b.HitEpochCap {
 		fmt.Fprintln(w, "WARNING: reaching max number of iterations") // liblinear's line, which scripts look for
 	}
-	if b.NewtonSteps > 0 {
+	if b.NewtonSteps > 0 && p != acfcd.LogisticPrimal && p != acfcd.SquaredHingePrimal && p != acfcd.SquaredSVRPrimal {
 		// The switch is the dual's cost rule at work, not a failure.
 		switch {
 		case p == acfcd.HingeDual || p == acfcd.SVRDual:
@@ -530,9 +530,12 @@ func printTotals(w io.Writer, p acfcd.Problem, r *acfcd.Result) {
 		}
 	}
 	fmt.Fprintf(&b, ", nnz(w) = %d", r.NNZW)
-	switch p {
-	case acfcd.LogisticPrimal, acfcd.SquaredHingePrimal, acfcd.SquaredSVRPrimal:
+	switch {
+	case r.Select == "newton":
 		fmt.Fprintf(&b, ", %d Newton steps", r.Iterations)
+	case p == acfcd.LogisticPrimal || p == acfcd.SquaredHingePrimal || p == acfcd.SquaredSVRPrimal:
+		// Through the dual first (examples ≤ weights), then Newton.
+		fmt.Fprintf(&b, ", %d coordinate steps on the dual (%s selection), then %d Newton steps", r.Iterations, strings.TrimPrefix(r.Select, "dual "), r.NewtonSteps)
 	default:
 		fmt.Fprintf(&b, ", %d coordinate steps (%s selection)", r.Iterations, r.Select)
 	}

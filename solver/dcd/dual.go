@@ -115,9 +115,12 @@ type Problem struct {
 	tune                  *Tuning
 	chunks                []solver.Chunk
 	innerEps, innerEpsMin float64 // logistic: liblinear's adapted inner tolerance
-	tightened             int     // hinge loss: times the gap rule lowered Eps
-	newtonIters           int64
-	sigma                 float64 // the scale of the quadratic term: 1, or CoCoA+'s σ' (local.go)
+	tightened             int     // times the hinge loss's gap rule or the primal rule lowered Eps
+	// Rule, where on, is the primal solver's rule the certified point
+	// must meet too (primalrule.go).
+	Rule        PrimalRule
+	newtonIters int64
+	sigma       float64 // the scale of the quadratic term: 1, or CoCoA+'s σ' (local.go)
 }
 
 // New returns a problem on sh with its own buffers. w, if not nil, is the

@@ -45,7 +45,7 @@ func (p *Problem) Pass(r *solver.Run, repair bool) bool {
 		})
 	p.Ops += ops
 	p.PassViol, p.PassPrimal = viol, solver.Primal(p.W, loss)
-	if repair && ok && p.Loss == L1SVM && p.tighten() {
+	if repair && ok && (p.Loss == L1SVM && p.tighten() || p.primalRefuses()) {
 		return false
 	}
 	eps := p.Eps

@@ -45,6 +45,10 @@ type SVR struct {
 	// Pool lends spare processors to the full passes.
 	Pool *procs.Pool
 
+	// Rule, where on, is the primal solver's rule the certified point
+	// must meet too (primalrule.go).
+	Rule PrimalRule
+
 	tune        *solver.Tuning
 	chunks      []solver.Chunk
 	sums        []float64 // the pass's violation sums, one per chunk
@@ -248,6 +252,9 @@ func (s *SVR) Pass(r *solver.Run, repair bool) bool {
 	}
 	s.PassViol, s.PassSum, s.PassPrimal = viol, sum, solver.Primal(s.W, loss)
 	ok := sum <= s.Tol
+	if ok && repair && s.primalRefuses() {
+		return false
+	}
 	if ok || !repair {
 		return ok
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/acfcd/acfcd/solver/dcd"
 	"github.com/acfcd/acfcd/solver/finish"
 	"github.com/acfcd/acfcd/solver/fit"
+	"github.com/acfcd/acfcd/solver/primal"
 )
 
 // classifiers is the setup of a -s 1, 3 or 7 training shared by its
@@ -145,6 +146,16 @@ func (c *classifiers) solve(k int, dp *dcd.Problem, fin finisher) {
 	}
 
 	obj := dp.Reset(c.labels[sp.Class], sp.Cp, sp.Cn)
+	if c.s.PrimalEps > 0 {
+		pos := 0
+		for _, y := range dp.Y {
+			if y > 0 {
+				pos++
+			}
+		}
+		dp.Rule.Tol = primal.SolverTol(c.s.PrimalEps, pos, dp.N)
+		dp.Rule.Reset()
+	}
 	if c.warm != nil {
 		obj = c.warm.start(k, dp, obj)
 	}

@@ -59,6 +59,11 @@ type Spec struct {
 	// P is the ε of the SVRs' loss (a negative P counts as 0); Nu the
 	// one-class SVM's ν in (0, 1].
 	P, Nu float64
+	// PrimalEps, where positive, is the -e of the primal solver of the
+	// same problem (-s 2, 0, 11) that this dual trains in place of
+	// (TrainPrimal): a certified point must meet that solver's rule too
+	// (dcd.PrimalRule).
+	PrimalEps float64
 }
 
 // Train fits s.Kind to d: the classifiers in classifiers.go, the SVRs in

@@ -47,6 +47,10 @@ func trainSVR(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fi
 	inner := eps * s.Small(ctx, d.NNZ())
 	l1 := s.Kind == L1LossSVR
 	prob := dcd.NewSVR(sh, !l1, s.C, s.P, inner, nil, s.Pool, t.drv)
+	if s.PrimalEps > 0 {
+		prob.Rule.Tol = s.PrimalEps
+		prob.Rule.Reset()
+	}
 	cfg := s.config(ctx, inner, 2*sh.NNZ(), solver.RepairObserve) // Eps unused: SVR.Due decides
 	// Few features: the dual of -s 12 hands over to primal Newton at
 	// large C, that of -s 13 to the interior-point method, once it has cost

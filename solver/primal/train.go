@@ -353,6 +353,11 @@ func (ws *Warm) initW(k int) []float64 {
 	return nil
 }
 
+// Seed sets subproblem k's starting weights to w (a copy), as if a
+// previous C had ended there: the next Train starts from them and keeps
+// its stopping rule relative to ‖∇f(0)‖.
+func (ws *Warm) Seed(k int, w []float64) { ws.keepW(k, w) }
+
 // keepW stores subproblem k's weights w.
 func (ws *Warm) keepW(k int, w []float64) {
 	if ws == nil || ws.cold {
