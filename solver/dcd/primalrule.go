@@ -76,7 +76,7 @@ func (p *Problem) primalRefuses() bool {
 	}
 	ratio, fails := p.Rule.check(p.Data, p.W, &p.Ops, func(i int32, wx float64) float64 {
 		y := float64(p.Y[i])
-		z, c := y*wx, p.Cost(int(i))
+		z, c := float64(y*wx), p.Cost(int(i))
 		if p.Loss == Logistic {
 			// ∂/∂z of C log(1 + e^{−z}) is −C/(1 + e^z).
 			return -float64(c*y) / (1 + fmath.Exp(z))
