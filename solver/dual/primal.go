@@ -95,10 +95,11 @@ func TrainPrimal(ctx context.Context, d *dataio.Dataset, s primal.Spec) (*model.
 }
 
 // viaDual folds the dual's result d into the primal's res: the dual's
-// coordinate steps and selection, the Newton iterations as NewtonSteps,
-// the epochs and operations of both.
+// coordinate steps and selection, the Newton iterations of both (the
+// dual's are its finisher's) as NewtonSteps, the epochs and operations
+// of both.
 func viaDual(res, d *fit.Result) {
-	res.NewtonSteps = int(res.Iterations)
+	res.NewtonSteps = int(res.Iterations) + d.NewtonSteps
 	res.Iterations = d.Iterations
 	res.Epochs += d.Epochs
 	res.Operations += d.Operations
