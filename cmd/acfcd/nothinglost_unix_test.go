@@ -76,7 +76,25 @@ func TestModelPipeWithoutReader(t *testing.T) {
 		if got != want {
 			t.Errorf("stderr %q\nwant %q", got, want)
 		}
-		return
+		break
+	}
+
+	// With a reader, the model arrives whole.
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		b, _ := os.ReadFile(fifo)
+		os.WriteFile(filepath.Join(dir, "got.model"), b, 0o644)
+	}()
+	if _, _, err := runCmd(t, "train", "-q", data, fifo); err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(dir, "ref.model")
+	if _, _, err := runCmd(t, "train", "-q", data, ref); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if got := mustRead(t, filepath.Join(dir, "got.model")); string(got) != string(mustRead(t, ref)) {
+		t.Errorf("the model read from the pipe differs: %d bytes", len(got))
 	}
 }
 

@@ -289,23 +289,7 @@ func rawCorrelated(seed uint64, rows, feats int) *dataio.Dataset {
 	for j := range truth {
 		truth[j], base[j] = r.NormFloat64(), float64(r.IntN(600))
 	}
-	d := &dataio.Dataset{Rows: rows, Features: feats, RowPtr: make([]int64, 1, rows+1)}
-	for range rows {
-		var s float64
-		for j := range feats {
-			v := max(0, math.Round(base[j]+300*r.NormFloat64()))
-			if v != 0 {
-				d.Index = append(d.Index, int32(j))
-				d.Value = append(d.Value, v)
-				s += v * truth[j]
-			}
-		}
-		y := 1.0
-		if s < 0 {
-			y = -1
-		}
-		d.Label = append(d.Label, y)
-		d.RowPtr = append(d.RowPtr, int64(len(d.Index)))
-	}
-	return d
+	return rawRows(rows, truth, func(j int) float64 {
+		return max(0, math.Round(base[j]+300*r.NormFloat64()))
+	})
 }

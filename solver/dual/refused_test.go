@@ -22,12 +22,23 @@ func rawWide(seed uint64, rows, feats int) *dataio.Dataset {
 	for j := range truth {
 		truth[j] = r.NormFloat64()
 	}
+	return rawRows(rows, truth, func(int) float64 {
+		if r.Float64() < 0.3 {
+			return float64(r.IntN(1000) + 1)
+		}
+		return 0
+	})
+}
+
+// rawRows draws rows of len(truth) features, value(j) each (0: absent),
+// labelled by the sign of their score against truth.
+func rawRows(rows int, truth []float64, value func(j int) float64) *dataio.Dataset {
+	feats := len(truth)
 	d := &dataio.Dataset{Rows: rows, Features: feats, RowPtr: make([]int64, 1, rows+1)}
 	for range rows {
 		var s float64
 		for j := range feats {
-			if r.Float64() < 0.3 {
-				v := float64(r.IntN(1000) + 1)
+			if v := value(j); v != 0 {
 				d.Index = append(d.Index, int32(j))
 				d.Value = append(d.Value, v)
 				s += v * truth[j]
