@@ -57,9 +57,10 @@ func TestHingeGapRule(t *testing.T) {
 	}
 }
 
-// TestHingeGapRuleText: with fewer examples than features the rule never
-// fires, even at relative gaps of 10–30% (C = 100, 1000): the models are
-// those of the rule switched off, byte for byte.
+// TestHingeGapRuleText: with fewer examples than features the rule does
+// not fire where the gap stays within the dual objective, even at relative
+// gaps of 10–30% (C = 100, 1000): the models are those of the rule
+// switched off, byte for byte.
 func TestHingeGapRuleText(t *testing.T) {
 	d := synth.Text(synth.TextConfig{Rows: 300, Features: 1000, MeanNNZ: 8, Informative: 50, Noise: 0.2, Seed: 9})
 	// A stand-in for text sets of millions of non-zeros: the small-problem
@@ -87,6 +88,53 @@ func TestHingeGapRuleText(t *testing.T) {
 		}
 		if !bytes.Equal(a.Bytes(), b.Bytes()) {
 			t.Errorf("C=%g: the model differs from the rule's off", c)
+		}
+	}
+}
+
+// binaryWide returns rows examples of feats binary features, each present
+// with probability 0.3, labelled by a random linear truth (dorothea-like:
+// p ≫ n, ‖x_i‖² in the hundreds).
+func binaryWide(seed uint64, rows, feats int) *dataio.Dataset {
+	r := rand.New(rand.NewPCG(seed, 0xb1))
+	truth := make([]float64, feats)
+	for j := range truth {
+		truth[j] = r.NormFloat64()
+	}
+	return rawRows(rows, truth, func(int) float64 {
+		if r.Float64() < 0.3 {
+			return 1
+		}
+		return 0
+	})
+}
+
+// TestHingeGapNothingCertified: with fewer examples than features the rule
+// still refuses a point whose duality gap exceeds the dual objective (the
+// primal over twice the dual, as dorothea's at the default -e): the model
+// ends within HingeGapRel of its dual, primal and dual recomputed from the
+// model and α, the violation within eps/2, where with the rule off the
+// same runs end with a gap above the dual objective.
+func TestHingeGapNothingCertified(t *testing.T) {
+	d := binaryWide(3, 100, 3000)
+	def := dcd.DefaultTuning()
+	off := dcd.DefaultTuning()
+	off.HingeGapRounds = 0
+	offCtx := tune.With(context.Background(), &off)
+	for seed := uint64(1); seed <= 3; seed++ {
+		s := Spec{Spec: fit.Spec{Seed: seed}, Kind: L1LossSVC}
+		m, res, hs := mustTrain(t, d, s)
+		ind := evalIndependent(d, m, 0, hs[0], L1LossSVC)
+		if gap := (ind.primal + ind.dual) / ind.primal; gap > def.HingeGapRel*(1+1e-9) {
+			t.Errorf("seed %d: relative duality gap %.4g > %g (primal %.8g, dual %.8g)", seed, gap, def.HingeGapRel, ind.primal, -ind.dual)
+		}
+		if ind.violation > 0.05*(1+1e-9) || !res.Converged {
+			t.Errorf("seed %d: violation %.3g, converged %v", seed, ind.violation, res.Converged)
+		}
+		m, _, hs = mustTrainCtx(t, offCtx, d, s)
+		ind = evalIndependent(d, m, 0, hs[0], L1LossSVC)
+		if gap := ind.primal + ind.dual; !(gap > -ind.dual) {
+			t.Errorf("seed %d: with the rule off the gap %.4g is within the dual objective %.4g: the data no longer exercises the rule", seed, gap, -ind.dual)
 		}
 	}
 }
