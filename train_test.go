@@ -327,7 +327,7 @@ func TestSmallTightenLarge(t *testing.T) {
 func TestSmallTightenCapMeetsUserEpsMulticlass(t *testing.T) {
 	d := synth.Text(synth.TextConfig{Rows: 300, Features: 1000, MeanNNZ: 10, Informative: 50, Noise: 0.1, Seed: 3})
 	ft, mt := fit.DefaultTuning(), multiclass.DefaultTuning()
-	ft.SmallTighten, mt.SmallTightenCS = 1e-9, 1e-9
+	ft.SmallTighten = 1e-9
 	ctx := tune.With(tune.With(context.Background(), &ft), &mt)
 	for _, s := range []Problem{WestonWatkins, CrammerSinger} {
 		_, res := mustTrainCtx(t, ctx, d, Params{Problem: s, MaxEpochs: 40})

@@ -40,9 +40,8 @@ func TestDefaults(t *testing.T) {
 		"HingeGapTighten": 0.5,
 		"HingeGapRounds":  4,
 
-		"SmallNNZ":       int64(200000),
-		"SmallTighten":   0.25,
-		"SmallTightenCS": 0.05,
+		"SmallNNZ":     int64(200000),
+		"SmallTighten": 0.25,
 
 		"DualStepOps":      int64(8),
 		"SwitchOps":        int64(0),

@@ -112,9 +112,6 @@ func train(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fit.R
 		if f := t.CSCertify; f > 0 {
 			user = f * eps
 		}
-		if small != 1 && t.SmallTightenCS > 0 && t.SmallTightenCS < 1 {
-			small = t.SmallTightenCS // its point at a loose eps lies further from the optimum
-		}
 		shrink := s.Select == solver.Shrink || s.Select == solver.ACFShrink
 		cs := NewCS(d, class, ub, s.Bias, user*small, shrink, s.Pool, drv, t)
 		cfg = s.Config(ctx, mix.Seed(s.Seed, 0), user*small, maxEpochs, solver.RepairKeep, cs.Work())

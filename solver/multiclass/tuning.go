@@ -20,10 +20,6 @@ type Tuning struct {
 	// classes one by one when they are at most K/CSGatherDiv of the K
 	// classes (0: never), else all K at once (kernel.DotK).
 	CSGatherDiv int
-	// SmallTightenCS replaces SmallTighten for Crammer–Singer (-s 4)
-	// when the rule is on: its point at a loose eps lies further from the
-	// optimum than the other solvers' (0: SmallTighten).
-	SmallTightenCS float64
 	// PushDups turns on the push of identical rows with opposite labels
 	// (-s 1, -s 3; of different classes for -s 4) when the fallback is
 	// on; DupsMaxRows bounds the examples searched for them.
@@ -34,11 +30,10 @@ type Tuning struct {
 // DefaultTuning returns the defaults.
 func DefaultTuning() Tuning {
 	return Tuning{
-		CSCertify:      0.5,
-		CSGap:          1e-3,
-		CSGatherDiv:    16,
-		SmallTightenCS: 0.05,
-		PushDups:       true,
-		DupsMaxRows:    1 << 22,
+		CSCertify:   0.5,
+		CSGap:       1e-3,
+		CSGatherDiv: 16,
+		PushDups:    true,
+		DupsMaxRows: 1 << 22,
 	}
 }
