@@ -26,6 +26,28 @@ func repeatedOneHot(seed uint64, rows, attrs, vals, distinct int) *dataio.Datase
 	})
 }
 
+// gapRuleSeed trains -s 3 on d with seed at the defaults and checks that
+// the model ends within dcd.Tuning.HingeGapRel of its dual, primal and dual
+// recomputed from the model and α, the violation within eps/2; it returns
+// the same measures of the run with the rule off.
+func gapRuleSeed(t *testing.T, d *dataio.Dataset, seed uint64) independent {
+	t.Helper()
+	def := dcd.DefaultTuning()
+	off := dcd.DefaultTuning()
+	off.HingeGapRounds = 0
+	s := Spec{Spec: fit.Spec{Seed: seed}, Kind: L1LossSVC}
+	m, res, hs := mustTrain(t, d, s)
+	ind := evalIndependent(d, m, 0, hs[0], L1LossSVC)
+	if gap := (ind.primal + ind.dual) / ind.primal; gap > def.HingeGapRel*(1+1e-9) {
+		t.Errorf("seed %d: relative duality gap %.4g > %g (primal %.8g, dual %.8g)", seed, gap, def.HingeGapRel, ind.primal, -ind.dual)
+	}
+	if ind.violation > 0.05*(1+1e-9) || !res.Converged {
+		t.Errorf("seed %d: violation %.3g, converged %v", seed, ind.violation, res.Converged)
+	}
+	m, _, hs = mustTrainCtx(t, tune.With(context.Background(), &off), d, s)
+	return evalIndependent(d, m, 0, hs[0], L1LossSVC)
+}
+
 // TestHingeGapRule: on data whose -s 3 dual at the default -e leaves a
 // primal 7–12% above its dual objective (as mushrooms' 13–65%), every seed
 // now ends within dcd.Tuning.HingeGapRel of it, primal and dual recomputed
@@ -34,22 +56,9 @@ func repeatedOneHot(seed uint64, rows, attrs, vals, distinct int) *dataio.Datase
 func TestHingeGapRule(t *testing.T) {
 	d := repeatedOneHot(1, 2000, 8, 4, 50)
 	def := dcd.DefaultTuning()
-	off := dcd.DefaultTuning()
-	off.HingeGapRounds = 0
-	offCtx := tune.With(context.Background(), &off)
 	var worstOff float64
 	for seed := uint64(1); seed <= 5; seed++ {
-		s := Spec{Spec: fit.Spec{Seed: seed}, Kind: L1LossSVC}
-		m, res, hs := mustTrain(t, d, s)
-		ind := evalIndependent(d, m, 0, hs[0], L1LossSVC)
-		if gap := (ind.primal + ind.dual) / ind.primal; gap > def.HingeGapRel*(1+1e-9) {
-			t.Errorf("seed %d: relative duality gap %.4g > %g (primal %.8g, dual %.8g)", seed, gap, def.HingeGapRel, ind.primal, -ind.dual)
-		}
-		if ind.violation > 0.05*(1+1e-9) || !res.Converged {
-			t.Errorf("seed %d: violation %.3g, converged %v", seed, ind.violation, res.Converged)
-		}
-		m, _, hs = mustTrainCtx(t, offCtx, d, s)
-		ind = evalIndependent(d, m, 0, hs[0], L1LossSVC)
+		ind := gapRuleSeed(t, d, seed)
 		worstOff = max(worstOff, (ind.primal+ind.dual)/ind.primal)
 	}
 	if worstOff < 2*def.HingeGapRel {
@@ -96,17 +105,7 @@ func TestHingeGapRuleText(t *testing.T) {
 // with probability 0.3, labelled by a random linear truth (dorothea-like:
 // p ≫ n, ‖x_i‖² in the hundreds).
 func binaryWide(seed uint64, rows, feats int) *dataio.Dataset {
-	r := rand.New(rand.NewPCG(seed, 0xb1))
-	truth := make([]float64, feats)
-	for j := range truth {
-		truth[j] = r.NormFloat64()
-	}
-	return rawRows(rows, truth, func(int) float64 {
-		if r.Float64() < 0.3 {
-			return 1
-		}
-		return 0
-	})
+	return wideRows(seed, 0xb1, rows, feats, func(*rand.Rand) float64 { return 1 })
 }
 
 // TestHingeGapNothingCertified: with fewer examples than features the rule
@@ -117,22 +116,8 @@ func binaryWide(seed uint64, rows, feats int) *dataio.Dataset {
 // same runs end with a gap above the dual objective.
 func TestHingeGapNothingCertified(t *testing.T) {
 	d := binaryWide(3, 100, 3000)
-	def := dcd.DefaultTuning()
-	off := dcd.DefaultTuning()
-	off.HingeGapRounds = 0
-	offCtx := tune.With(context.Background(), &off)
 	for seed := uint64(1); seed <= 3; seed++ {
-		s := Spec{Spec: fit.Spec{Seed: seed}, Kind: L1LossSVC}
-		m, res, hs := mustTrain(t, d, s)
-		ind := evalIndependent(d, m, 0, hs[0], L1LossSVC)
-		if gap := (ind.primal + ind.dual) / ind.primal; gap > def.HingeGapRel*(1+1e-9) {
-			t.Errorf("seed %d: relative duality gap %.4g > %g (primal %.8g, dual %.8g)", seed, gap, def.HingeGapRel, ind.primal, -ind.dual)
-		}
-		if ind.violation > 0.05*(1+1e-9) || !res.Converged {
-			t.Errorf("seed %d: violation %.3g, converged %v", seed, ind.violation, res.Converged)
-		}
-		m, _, hs = mustTrainCtx(t, offCtx, d, s)
-		ind = evalIndependent(d, m, 0, hs[0], L1LossSVC)
+		ind := gapRuleSeed(t, d, seed)
 		if gap := ind.primal + ind.dual; !(gap > -ind.dual) {
 			t.Errorf("seed %d: with the rule off the gap %.4g is within the dual objective %.4g: the data no longer exercises the rule", seed, gap, -ind.dual)
 		}

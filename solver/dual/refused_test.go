@@ -17,14 +17,21 @@ import (
 // the dual's eps, absolute in margin units, is met long before the
 // primal objective is near its optimum.
 func rawWide(seed uint64, rows, feats int) *dataio.Dataset {
-	r := rand.New(rand.NewPCG(seed, 0xa7))
+	return wideRows(seed, 0xa7, rows, feats, func(r *rand.Rand) float64 { return float64(r.IntN(1000) + 1) })
+}
+
+// wideRows returns rows examples over feats features, each present with
+// probability 0.3 with value value(r), labelled by a random linear truth
+// drawn from the same stream (seed, stream).
+func wideRows(seed, stream uint64, rows, feats int, value func(r *rand.Rand) float64) *dataio.Dataset {
+	r := rand.New(rand.NewPCG(seed, stream))
 	truth := make([]float64, feats)
 	for j := range truth {
 		truth[j] = r.NormFloat64()
 	}
 	return rawRows(rows, truth, func(int) float64 {
 		if r.Float64() < 0.3 {
-			return float64(r.IntN(1000) + 1)
+			return value(r)
 		}
 		return 0
 	})
