@@ -28,7 +28,7 @@ func (p *Problem) tighten() bool {
 		return false
 	}
 	free := p.freeOutnumber()
-	nothing := gap > d
+	nothing := p.CertifiesNothing()
 	if !free && !nothing && p.tightened == 0 {
 		return false
 	}
@@ -63,4 +63,13 @@ func (p *Problem) freeOutnumber() bool {
 		}
 	}
 	return free > dim
+}
+
+// CertifiesNothing reports whether the last full pass's point has a
+// duality gap above the dual objective itself (the primal over twice the
+// dual): such a certificate says nothing of the primal (gap.go, the primal
+// rule, finish.Newton.Refuses).
+func (p *Problem) CertifiesNothing() bool {
+	d := -p.Objective()
+	return p.PassPrimal-d > d
 }

@@ -77,7 +77,7 @@ func (pr *PrimalRule) norm(sh *Data, w []float64, n int, ops *int64, coef func(i
 // Newton finisher (finish.Newton.Refuses) or the primal solver after it
 // meets the primal rule from there, as -s 1 and 7 do with such a point.
 func (p *Problem) primalRefuses() bool {
-	if d := -p.Objective(); p.Rule.Tol <= 0 || p.PassPrimal-d > d {
+	if p.Rule.Tol <= 0 || p.CertifiesNothing() {
 		return false
 	}
 	ratio, fails := p.Rule.check(p.Data, p.W, &p.Ops, func(i int32, wx float64) float64 {

@@ -108,7 +108,7 @@ func (f *Newton) Due(r *solver.Run) bool {
 func (f *Newton) Refuses(r *solver.Run) bool {
 	p := f.p
 	d := -p.Objective()
-	if f.refused || !(p.PassPrimal-d > d) {
+	if f.refused || !p.CertifiesNothing() {
 		return false
 	}
 	f.poor = true
