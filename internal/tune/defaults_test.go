@@ -86,6 +86,7 @@ func TestDefaults(t *testing.T) {
 		"IPMFarViol":     10.0,
 		"IPMFarGap":      0.1,
 		"IPMSettleRel":   1e-4,
+		"IPMSettleFrac":  0.1,
 		"IPMSettleMul":   0.1,
 		"IPMMaxIter":     80,
 		"IPMRoundRel":    1e-3,

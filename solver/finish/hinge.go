@@ -35,11 +35,12 @@ import (
 // gives the predictor's Δα; one the corrector's right-hand side; and one
 // its Δα together with ZᵀΔα, which moves w along with α.
 //
-// Most α end at a bound, and the method notices early: an α_i within
-// Tuning.IPMSettleRel·C_i of a bound whose multiplier is at least
-// Tuning.IPMSettleMul is set to that bound and leaves the working set
-// (ipmSettle), so that
-// the passes, which are most of the work, shrink as the method goes.
+// Most α end at a bound, and the method notices early: an α_i near a
+// bound (within Tuning.IPMSettleRel·C_i, and close enough that the snap
+// moves its margin by at most Tuning.IPMSettleFrac times its multiplier)
+// whose multiplier is at least Tuning.IPMSettleMul is set to that bound
+// and leaves the working set (ipmSettle), so that the passes, which are
+// most of the work, shrink as the method goes.
 // The passes run in fixed ranges of the working set on the spare
 // processors (ipmPartition).
 //
@@ -47,10 +48,13 @@ import (
 // gap is small) rounds them: α_i → 0 when its multiplier s_i dominates,
 // α_i → C_i when t_i does. The first rounded point whose largest KKT
 // violation over the working set, measured from w = Σ α_i y_i x_i
-// summed afresh, is within eps ends the method. The contract is then that
-// of every finisher (package doc): the full KKT pass certifies the rounded
-// α (and dual CD finishes if it is not within eps), and a point worse
-// than the one at the switch is rolled back.
+// summed afresh, is within eps ends the method. Where the method ends
+// without one, the interior iterate of lowest f replaces the last rounded
+// point if its f is lower (keepInterior: on raw features rounding moves
+// the margins by far more than eps). The contract is then that of every
+// finisher (package doc): the full KKT pass certifies the α handed over
+// (and dual CD finishes if it is not within eps), and a point worse than
+// the one at the switch is rolled back.
 
 // IPM is the interior-point finisher of a -s 3 subproblem
 // (solver.Finisher). It keeps its buffers from one subproblem to the next.
@@ -184,6 +188,10 @@ type hinge struct {
 	set   []int32
 	wfix  []float64
 	fixed float64
+	// best: α at the interior iterate of the lowest f (every example, the
+	// settled ones at their bounds), kept for when rounding fails.
+	best  []float64
+	bestF float64
 	// binary: every stored value is 1 (rowDot).
 	binary bool
 	// done is the run's cancellation, checked in the passes that form H;
@@ -390,6 +398,11 @@ func (f *IPM) hingeFinish(r *solver.Run, settle bool) int {
 	stopRel := max(f.t.IPMStopRel*min(1, dp.Eps/0.05), 1e-13)
 	tried := false
 	iters := 0
+	viol := math.Inf(1) // the last rounded point's largest violation
+	if hg.best == nil {
+		hg.best = make([]float64, n)
+	}
+	hg.bestF = math.Inf(1)
 	rdMax := math.Inf(1)  // largest |G_i − s_i + t_i| at the last iterate
 	rdPrev := math.Inf(1) // and at the one before
 loop:
@@ -410,6 +423,13 @@ loop:
 		if f.trace != nil {
 			f.trace("ipm %d: f=%.12g comp=%.4g ops=%d", iters, fval, comp, dp.Ops)
 		}
+		if fval < hg.bestF {
+			hg.bestF = fval
+			copy(hg.best, dp.Alpha)
+			for q, i := range hg.set {
+				hg.best[i] = hg.a[q]
+			}
+		}
 		// The scale: |f| at the interior point, but no more than at the
 		// switch (f is below it at the optimum) when the pull into the
 		// interior made f large.
@@ -419,7 +439,7 @@ loop:
 		}
 		if comp <= f.t.IPMRoundRel*fs {
 			tried = true
-			viol := f.ipmRound(hg)
+			viol = f.ipmRound(hg)
 			if f.trace != nil {
 				f.trace("ipm %d: largest dual residual %.3g", iters, rdMax)
 			}
@@ -499,14 +519,40 @@ loop:
 		}
 	}
 	if !tried {
-		f.ipmRound(hg)
+		viol = f.ipmRound(hg)
 	}
 	rebuildW(dp)
+	r.Obj = dp.Objective()
+	if viol > dp.Eps && !math.IsInf(hg.bestF, 1) {
+		f.keepInterior(r)
+	}
 	if f.trace != nil {
 		f.trace("ipm: %d iterations in %v", iters, time.Since(t0))
 	}
-	r.Obj = dp.Objective()
 	return iters
+}
+
+// keepInterior replaces a rounded point that failed (its violation above
+// eps) by the interior iterate of the lowest f where that is lower: on raw
+// features rounding thousands of α of 10⁻¹⁰ moves the margins by tens to
+// millions (the coherent sum of tiny steps along rows of 10³), while the
+// interior α is feasible and near the optimum, and dual CD goes on from
+// either.
+func (f *IPM) keepInterior(r *solver.Run) {
+	dp, hg := f.p, f.hg
+	rounded := hg.g[:dp.N] // (the margins' buffer is free after the method)
+	copy(rounded, dp.Alpha)
+	copy(dp.Alpha, hg.best)
+	rebuildW(dp)
+	if obj := dp.Objective(); obj < r.Obj {
+		if f.trace != nil {
+			f.trace("ipm: the interior point, f=%.12g, for the rounded one, f=%.12g", obj, r.Obj)
+		}
+		r.Obj = obj
+		return
+	}
+	copy(dp.Alpha, rounded)
+	rebuildW(dp)
 }
 
 // floatV is the stored value type, float64 or float32.
@@ -751,8 +797,14 @@ func (hg *hinge) maxStep(da, ds, dt []float64) float64 {
 }
 
 // ipmSettle takes out of the set the examples whose α has settled at a
-// bound: within ipmSettleRel·C_i of it, with its multiplier at least
-// ipmSettleMul. Each is set to its bound (w moves with it), and the rest
+// bound: within IPMSettleRel·C_i of it, with a multiplier (s_i at 0, t_i
+// at C_i: how far the margin is on the bound's side) of at least
+// IPMSettleMul, and close enough that the snap moves the example's own
+// margin, by the distance times Q_ii, by at most IPMSettleFrac times that
+// multiplier. Each is set to its bound (w moves with it). On raw features
+// (Q_ii ~ 10⁷) the distance IPMSettleRel·C alone moved the margins by
+// thousands, and the method never recovered (bench/corpus's dense36raw,
+// docs/tuning.md). The rest
 // of the method solves the problem over the others with these held
 // there; should one belong elsewhere, the full KKT pass after the method
 // finds it and dual CD corrects it. It runs only before rounding starts.
@@ -762,10 +814,11 @@ func (f *IPM) ipmSettle(hg *hinge) {
 	for q, i := range hg.set {
 		c := dp.UB[(dp.Y[i]+1)>>1]
 		var to float64
+		tol, qi := f.t.IPMSettleRel*c, f.t.IPMSettleFrac/dp.Qii(i)
 		switch {
-		case hg.a[q] < f.t.IPMSettleRel*c && hg.s[q] > f.t.IPMSettleMul:
+		case hg.a[q] < min(tol, qi*hg.s[q]) && hg.s[q] > f.t.IPMSettleMul:
 			to = 0
-		case hg.u[q] < f.t.IPMSettleRel*c && hg.t[q] > f.t.IPMSettleMul:
+		case hg.u[q] < min(tol, qi*hg.t[q]) && hg.t[q] > f.t.IPMSettleMul:
 			to = c
 		default:
 			hg.set[m] = i

@@ -89,10 +89,12 @@ type Tuning struct {
 	// IPMProbeAt of the budget, a last sweep violating by more than
 	// IPMFarViol·eps and a gap of at least IPMFarGap·|f| switch at once.
 	IPMProbeAt, IPMFarViol, IPMFarGap float64
-	// IPMSettleRel, IPMSettleMul: an α_i within IPMSettleRel·C_i of a
-	// bound whose multiplier is at least IPMSettleMul is set there and
-	// leaves the method's working set.
-	IPMSettleRel, IPMSettleMul float64
+	// IPMSettleRel, IPMSettleFrac, IPMSettleMul: an α_i within
+	// IPMSettleRel·C_i of a bound, and close enough that the snap moves
+	// its margin by at most IPMSettleFrac times its multiplier, where that
+	// multiplier is at least IPMSettleMul, is set there and leaves the
+	// method's working set.
+	IPMSettleRel, IPMSettleFrac, IPMSettleMul float64
 	// IPMMaxIter caps the interior-point iterations; IPMRoundRel and
 	// IPMStopRel are the relative complementarities at which it starts
 	// rounding and ends.
@@ -144,6 +146,7 @@ func DefaultTuning() Tuning {
 		IPMFarViol:       10,
 		IPMFarGap:        0.1,
 		IPMSettleRel:     1e-4,
+		IPMSettleFrac:    0.1,
 		IPMSettleMul:     0.1,
 		IPMMaxIter:       80,
 		IPMRoundRel:      1e-3,
