@@ -36,8 +36,9 @@ func TestDefaults(t *testing.T) {
 		"PushDups":    true,
 		"DupsMaxRows": 1 << 22,
 
-		"HingeGapRel":     0.03,
+		"HingeGapRel":     0.003,
 		"HingeGapTighten": 0.5,
+		"HingeGapSpend":   0.5,
 		"HingeGapRounds":  4,
 
 		"SmallNNZ":     int64(200000),

@@ -3,40 +3,42 @@ package dcd
 // tighten is the hinge loss's gap rule, asked at a point the full pass
 // certified: it reports whether to refuse the point, and then lowers Eps.
 //
-// The primal of the hinge loss at w(α) is loose where the free examples
-// (0 < α_i < C_i) outnumber the dimensions: a w off by δ moves each of
-// their margins by z_iᵀδ, and the primal pays C_i|z_iᵀδ| for every one,
-// while the dual pays about ½‖δ‖². There (separable data with repeated
-// rows, such as mushrooms) max|PG| ≤ eps/2 can leave a gap of tens of
-// percent. Elsewhere the rule stays out (docs/tuning.md), except where the
-// gap exceeds the dual objective itself: the primal is then over twice the
-// dual and the point certifies nothing (p ≫ n: dorothea's primal 3.4
-// times liblinear's at the same dual objective). Such a point gets eps
-// halved, not aimed at the target: with raw features (arcene) P falls with
-// the gap, by orders of magnitude, so the target moves away as it is
-// approached. Once refused, a run goes on to the target. The gap itself is
-// free (the pass summed the loss, f(α) is O(n+d)).
+// max|PG| ≤ eps/2 bounds the primal of the hinge loss at w(α) loosely and
+// unevenly: relative duality gaps at the default eps range from 10⁻⁴ to
+// tens of percent over the corpus (free examples outnumbering the
+// dimension, near duplicates, p ≫ n), and liblinear's own stop at the
+// same eps lands anywhere in that range too. A point whose gap exceeds
+// HingeGapRel·P is refused while the rule has spent at most HingeGapSpend
+// times the operations the run took to its first refused point (a price
+// in the run's own cost, not a fixed number of rounds); Due ends the
+// spending mid-way, so no round runs far past it. A point whose gap
+// exceeds its dual objective certifies nothing (the primal over twice the
+// dual): it is refused whatever the budget, at most HingeGapRounds times,
+// with eps halved
+// rather than aimed at the target (on raw features, arcene, P falls with
+// the gap and the target moves away as it is approached). The gap itself
+// is free (the pass summed the loss, f(α) is O(n+d)).
 func (p *Problem) tighten() bool {
 	t := p.tune
-	if p.tightened >= t.HingeGapRounds {
+	if t.HingeGapSpend <= 0 {
 		return false
 	}
-	d := -p.Objective()
-	gap := p.PassPrimal - d
-	target := t.HingeGapRel * p.PassPrimal
+	gap, target := p.PassPrimal+p.Objective(), t.HingeGapRel*p.PassPrimal
 	if !(gap > target) {
 		return false
 	}
-	free := p.freeOutnumber()
-	nothing := p.CertifiesNothing()
-	if !free && !nothing && p.tightened == 0 {
-		return false
+	if p.gapLimit == 0 {
+		p.gapLimit = p.Ops + max(1, int64(t.HingeGapSpend*float64(p.Ops)))
 	}
-	// The gap shrinks about in proportion to eps: aim at the target in
-	// one go.
 	f := min(t.HingeGapTighten, target/gap)
-	if nothing && !free {
+	p.gapNothing = p.CertifiesNothing() && p.nothingRounds < t.HingeGapRounds
+	switch {
+	case p.gapNothing:
 		f = t.HingeGapTighten
+		p.nothingRounds++
+	case p.gapLimit < 0 || p.Ops >= p.gapLimit:
+		p.gapLimit = -1
+		return false
 	}
 	if p.tightened == 0 {
 		p.eps0 = p.Eps
@@ -46,24 +48,22 @@ func (p *Problem) tighten() bool {
 	return true
 }
 
-// freeOutnumber reports whether the free examples outnumber the dimension
-// (d, +1 with a bias).
-func (p *Problem) freeOutnumber() bool {
-	dim := p.NF
-	if p.Bias != 0 {
-		dim++
+// spendGap ends the gap rule once it has spent its operations: Eps goes
+// back to the eps the run was given, whose certificate the refused point
+// already held, and the next pass may accept. A round for a point that
+// certified nothing runs to its end.
+func (p *Problem) spendGap() {
+	if p.gapLimit > 0 && !p.gapNothing && p.Ops >= p.gapLimit {
+		p.Eps, p.gapLimit = p.eps0, -1
 	}
-	if p.N <= dim {
-		return false
-	}
-	free := 0
-	for i, a := range p.Alpha {
-		if a > 0 && a < p.UB[(p.Y[i]+1)>>1] {
-			free++
-		}
-	}
-	return free > dim
 }
+
+// Tightening reports whether the hinge loss's gap rule has refused a
+// point that certified something and is still spending: the run already
+// holds a point certified at the eps it was given, so a finisher (whose
+// cost the rule's budget does not cover) is not started for the extra
+// accuracy.
+func (p *Problem) Tightening() bool { return p.gapLimit > 0 && !p.gapNothing }
 
 // CertifiesNothing reports whether the last full pass's point has a
 // duality gap above the dual objective itself (the primal over twice the

@@ -7,12 +7,14 @@ import (
 	solver "github.com/acfcd/acfcd/solver"
 )
 
-// TestTighten: a point of the hinge loss that the full pass certifies,
-// with more free examples than dimensions and a duality gap above
-// Tuning.HingeGapRel of the primal (recomputed here), is refused without a
-// step: Eps drops by min(HingeGapTighten, HingeGapRel·P/gap), a pass
-// without repair still judges at the eps given, and Reset restores it.
-// The other losses, and HingeGapRounds = 0, accept the same point.
+// TestTighten: a point of the hinge loss that the full pass certifies
+// with a duality gap above Tuning.HingeGapRel of the primal (recomputed
+// here) is refused without a step and Eps drops by min(HingeGapTighten,
+// HingeGapRel·P/gap), a pass without repair
+// still judges at the eps given, and Reset restores it. Once the rule has
+// spent HingeGapSpend times the operations before its first refusal, Due
+// puts Eps back and the next pass accepts. The other losses, and
+// HingeGapSpend = 0, accept the same point.
 func TestTighten(t *testing.T) {
 	d := binaryData(61, 3000, 300, 0.03, 0.1, 2)
 	tune := DefaultTuning()
@@ -22,13 +24,7 @@ func TestTighten(t *testing.T) {
 		r.Obj = obj
 		r.Solve(3)
 		p.Eps = 1e3 // every example within it
-		free := 0
-		for i, a := range p.Alpha {
-			if a > 0 && a < p.UB[(p.Y[i]+1)>>1] {
-				free++
-			}
-		}
-		steps := r.Steps
+		steps, ops := r.Steps, p.Ops
 		ok := p.Pass(r, true)
 		if loss != L1SVM {
 			if !ok || p.Eps != 1e3 {
@@ -49,27 +45,42 @@ func TestTighten(t *testing.T) {
 		}
 		primal, dual := 0.5*ww+hinge, sum-0.5*ww
 		gap := primal - dual
-		if free <= p.NF+1 || gap <= tune.HingeGapRel*primal {
-			t.Fatalf("the case no longer exercises the rule: %d free examples, %d dimensions, relative gap %.3g", free, p.NF+1, gap/primal)
+		if gap <= tune.HingeGapRel*primal {
+			t.Fatalf("the case no longer exercises the rule: relative gap %.3g", gap/primal)
 		}
-		want := 1e3 * min(tune.HingeGapTighten, tune.HingeGapRel*primal/gap)
-		if ok || r.Steps != steps || math.Abs(p.Eps-want) > 1e-9*want {
-			t.Errorf("pass %v after %d steps, Eps %v: want a refusal without steps and Eps %v", ok, r.Steps-steps, p.Eps, want)
+		f := min(tune.HingeGapTighten, tune.HingeGapRel*primal/gap)
+		if ok || r.Steps != steps || math.Abs(p.Eps-1e3*f) > 1e-9*1e3*f || !p.Tightening() {
+			t.Errorf("pass %v after %d steps, Eps %v, tightening %v: want a refusal without steps and Eps %v", ok, r.Steps-steps, p.Eps, p.Tightening(), 1e3*f)
 		}
 		if !p.Pass(r, false) {
 			t.Errorf("a pass without repair judged at the lowered Eps %v (violation %v)", p.Eps, p.PassViol)
 		}
+		// The pass's own operations were spent after the refusal; the
+		// rule's budget is HingeGapSpend of those before it (ops plus the
+		// first pass).
+		p.Ops = ops + (p.Ops-ops)/2
+		limit := p.gapLimit
+		if p.Pass(r, true) || math.Abs(p.Eps-1e3*f*f) > 1e-9*1e3*f*f {
+			t.Errorf("within the budget: the point is accepted, or Eps %v (want %v)", p.Eps, 1e3*f*f)
+		}
+		p.Ops = limit
+		if p.Due(p.PassViol); p.Eps != 1e3 || p.Tightening() {
+			t.Errorf("budget spent: Eps %v, tightening %v; want 1e3 and the rule over", p.Eps, p.Tightening())
+		}
+		if !p.Pass(r, true) {
+			t.Errorf("budget spent: the point is refused")
+		}
 		off := tune
-		off.HingeGapRounds = 0
+		off.HingeGapSpend = 0
 		q, _ := newProblem(t, d, loss, 1e3, 2, 1, &off)
 		copy(q.Alpha, p.Alpha)
 		copy(q.W, p.W)
 		if !q.Pass(solver.NewRun(q, solver.Config{Selection: solver.ACFShrink}), true) || q.Eps != 1e3 {
-			t.Errorf("HingeGapRounds = 0: the point is refused")
+			t.Errorf("HingeGapSpend = 0: the point is refused")
 		}
 		p.Reset(1, 2, 1)
-		if p.Eps != 1e3 {
-			t.Errorf("Reset leaves Eps at %v, want 1e3", p.Eps)
+		if p.Eps != 1e3 || p.Tightening() {
+			t.Errorf("Reset leaves Eps at %v, tightening %v; want 1e3 and no rule", p.Eps, p.Tightening())
 		}
 	}
 }

@@ -57,7 +57,10 @@ func (p *Problem) Pass(r *solver.Run, repair bool) bool {
 
 // Due is the sweep's trigger of the certifying pass (solver.Trigger): a
 // violation within Eps, which the hinge loss's gap rule may have lowered.
-func (p *Problem) Due(viol float64) bool { return viol <= p.Eps }
+func (p *Problem) Due(viol float64) bool {
+	p.spendGap()
+	return viol <= p.Eps
+}
 
 // scan evaluates examples [lo, hi) at the current point, changing only
 // p.Ops (p is a goroutine's copy). With repair it stops at the first

@@ -91,7 +91,7 @@ func TestKKTPassChunked(t *testing.T) {
 	// The pass as the sequential loop has it: without the hinge loss's
 	// gap rule, which may refuse a certified point (TestTighten).
 	noGap := DefaultTuning()
-	noGap.HingeGapRounds = 0
+	noGap.HingeGapSpend = 0
 	variants := []struct {
 		name    string
 		tune    *solver.Tuning

@@ -10,13 +10,17 @@ type Tuning struct {
 	// XsqStoreMax is the most examples for which ‖x_i‖² is stored rather
 	// than recomputed at each step (the same bits either way).
 	XsqStoreMax int
-	// HingeGapRel, HingeGapTighten, HingeGapRounds: a point of -s 3
-	// certified at eps whose duality gap exceeds HingeGapRel times the
-	// primal, while its free examples (0 < α_i < C_i) outnumber the
-	// dimension, is not accepted: eps is multiplied by HingeGapTighten
-	// and dual CD goes on, at most HingeGapRounds times (0: never).
+	// HingeGapRel, HingeGapTighten, HingeGapSpend, HingeGapRounds: a
+	// point of -s 3 certified at eps whose duality gap exceeds HingeGapRel
+	// times the primal is not accepted: eps is multiplied by
+	// min(HingeGapTighten, HingeGapRel·P/gap) and dual CD goes on, until
+	// the rule has spent HingeGapSpend times the operations before its
+	// first refusal (0: never refuse). A point whose gap exceeds its dual
+	// objective is refused whatever the budget, HingeGapRounds times at
+	// most, eps × HingeGapTighten each.
 	HingeGapRel     float64
 	HingeGapTighten float64
+	HingeGapSpend   float64
 	HingeGapRounds  int
 }
 
@@ -24,8 +28,9 @@ type Tuning struct {
 func DefaultTuning() Tuning {
 	return Tuning{
 		XsqStoreMax:     1 << 22,
-		HingeGapRel:     0.03,
+		HingeGapRel:     0.003,
 		HingeGapTighten: 0.5,
+		HingeGapSpend:   0.5,
 		HingeGapRounds:  4,
 	}
 }

@@ -1,7 +1,6 @@
 package dual
 
 import (
-	"bytes"
 	"context"
 	"math/rand/v2"
 	"testing"
@@ -26,39 +25,54 @@ func repeatedOneHot(seed uint64, rows, attrs, vals, distinct int) *dataio.Datase
 	})
 }
 
-// gapRuleSeed trains -s 3 on d with seed at the defaults and checks that
-// the model ends within dcd.Tuning.HingeGapRel of its dual, primal and dual
-// recomputed from the model and α, the violation within eps/2; it returns
-// the same measures of the run with the rule off.
-func gapRuleSeed(t *testing.T, d *dataio.Dataset, seed uint64) independent {
+// gapRuleSeed trains -s 3 on d with seed at the defaults and with the gap
+// rule off, primal and dual recomputed from each model and α. The rule's
+// run ends within dcd.Tuning.HingeGapRel of its dual, or else it spent
+// its budget: at least HingeGapSpend times the operations of the run
+// without it (whose path is the same up to the first refused point), and
+// at most that plus one epoch and one pass (where the point without the
+// rule certified something: one that certifies nothing is refused
+// whatever the budget). The violation stays within eps/2. It returns the
+// run with the rule off.
+func gapRuleSeed(t *testing.T, ctx context.Context, d *dataio.Dataset, s Spec) independent {
 	t.Helper()
 	def := dcd.DefaultTuning()
 	off := dcd.DefaultTuning()
-	off.HingeGapRounds = 0
-	s := Spec{Spec: fit.Spec{Seed: seed}, Kind: L1LossSVC}
-	m, res, hs := mustTrain(t, d, s)
+	off.HingeGapSpend = 0
+	m, res, hs := mustTrainCtx(t, ctx, d, s)
 	ind := evalIndependent(d, m, 0, hs[0], L1LossSVC)
-	if gap := (ind.primal + ind.dual) / ind.primal; gap > def.HingeGapRel*(1+1e-9) {
-		t.Errorf("seed %d: relative duality gap %.4g > %g (primal %.8g, dual %.8g)", seed, gap, def.HingeGapRel, ind.primal, -ind.dual)
+	mo, reso, hso := mustTrainCtx(t, tune.With(ctx, &off), d, s)
+	indOff := evalIndependent(d, mo, 0, hso[0], L1LossSVC)
+	nnz := int64(d.RowPtr[d.Rows])
+	limit := reso.Operations + int64(def.HingeGapSpend*float64(reso.Operations))
+	gap := (ind.primal + ind.dual) / ind.primal
+	if gap > def.HingeGapRel*(1+1e-9) && res.Operations < limit {
+		t.Errorf("C=%g seed %d: relative duality gap %.4g > %g (primal %.8g, dual %.8g) after %d operations, within the budget %d",
+			s.C, s.Seed, gap, def.HingeGapRel, ind.primal, -ind.dual, res.Operations, limit)
+	}
+	if nothing := indOff.primal+indOff.dual > -indOff.dual; !nothing && res.Operations > limit+3*nnz {
+		t.Errorf("C=%g seed %d: %d operations, over the budget %d by more than an epoch and a pass (%d non-zeros)", s.C, s.Seed, res.Operations, limit, nnz)
+	}
+	if gapOff := (indOff.primal + indOff.dual) / indOff.primal; gap >= gapOff {
+		t.Errorf("C=%g seed %d: relative gap %.4g with the rule, %.4g without", s.C, s.Seed, gap, gapOff)
 	}
 	if ind.violation > 0.05*(1+1e-9) || !res.Converged {
-		t.Errorf("seed %d: violation %.3g, converged %v", seed, ind.violation, res.Converged)
+		t.Errorf("C=%g seed %d: violation %.3g, converged %v", s.C, s.Seed, ind.violation, res.Converged)
 	}
-	m, _, hs = mustTrainCtx(t, tune.With(context.Background(), &off), d, s)
-	return evalIndependent(d, m, 0, hs[0], L1LossSVC)
+	return indOff
 }
 
 // TestHingeGapRule: on data whose -s 3 dual at the default -e leaves a
 // primal 7–12% above its dual objective (as mushrooms' 13–65%), every seed
-// now ends within dcd.Tuning.HingeGapRel of it, primal and dual recomputed
-// from the model and α, the violation still within eps/2. With the rule
-// off the same runs end above, so the data exercises it.
+// ends within dcd.Tuning.HingeGapRel of it or spends the rule's budget
+// (gapRuleSeed). With the rule off the same runs end above, so the data
+// exercises it.
 func TestHingeGapRule(t *testing.T) {
 	d := repeatedOneHot(1, 2000, 8, 4, 50)
 	def := dcd.DefaultTuning()
 	var worstOff float64
 	for seed := uint64(1); seed <= 5; seed++ {
-		ind := gapRuleSeed(t, d, seed)
+		ind := gapRuleSeed(t, context.Background(), d, Spec{Spec: fit.Spec{Seed: seed}, Kind: L1LossSVC})
 		worstOff = max(worstOff, (ind.primal+ind.dual)/ind.primal)
 	}
 	if worstOff < 2*def.HingeGapRel {
@@ -66,10 +80,9 @@ func TestHingeGapRule(t *testing.T) {
 	}
 }
 
-// TestHingeGapRuleText: with fewer examples than features the rule does
-// not fire where the gap stays within the dual objective, even at relative
-// gaps of 10–30% (C = 100, 1000): the models are those of the rule
-// switched off, byte for byte.
+// TestHingeGapRuleText: text with fewer examples than features at C = 100
+// and 1000, where the dual's relative gap at the default -e is 10–30%:
+// the rule holds as in TestHingeGapRule.
 func TestHingeGapRuleText(t *testing.T) {
 	d := synth.Text(synth.TextConfig{Rows: 300, Features: 1000, MeanNNZ: 8, Informative: 50, Noise: 0.2, Seed: 9})
 	// A stand-in for text sets of millions of non-zeros: the small-problem
@@ -77,26 +90,11 @@ func TestHingeGapRuleText(t *testing.T) {
 	small := fit.DefaultTuning()
 	small.SmallTighten = 0
 	on := tune.With(context.Background(), &small)
-	rule := dcd.DefaultTuning()
-	rule.HingeGapRounds = 0
-	off := tune.With(on, &rule)
+	def := dcd.DefaultTuning()
 	for _, c := range []float64{100, 1000} {
-		s := Spec{Spec: fit.Spec{C: c, Seed: 1}, Kind: L1LossSVC}
-		m, res, _ := mustTrainCtx(t, on, d, s)
-		if gap := res.Gap / res.Primal; gap < 2*rule.HingeGapRel {
-			t.Errorf("C=%g: relative gap %.3g: the case no longer has a gap above the rule's", c, gap)
-		}
-		mo, _, _ := mustTrainCtx(t, off, d, s)
-		m.SolverType, mo.SolverType = solverType(L1LossSVC), solverType(L1LossSVC)
-		var a, b bytes.Buffer
-		if _, err := m.WriteTo(&a); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := mo.WriteTo(&b); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(a.Bytes(), b.Bytes()) {
-			t.Errorf("C=%g: the model differs from the rule's off", c)
+		ind := gapRuleSeed(t, on, d, Spec{Spec: fit.Spec{C: c, Seed: 1}, Kind: L1LossSVC})
+		if gap := (ind.primal + ind.dual) / ind.primal; gap < 2*def.HingeGapRel {
+			t.Errorf("C=%g: relative gap %.3g with the rule off: the case no longer exercises the rule", c, gap)
 		}
 	}
 }
@@ -108,16 +106,14 @@ func binaryWide(seed uint64, rows, feats int) *dataio.Dataset {
 	return wideRows(seed, 0xb1, rows, feats, func(*rand.Rand) float64 { return 1 })
 }
 
-// TestHingeGapNothingCertified: with fewer examples than features the rule
-// still refuses a point whose duality gap exceeds the dual objective (the
-// primal over twice the dual, as dorothea's at the default -e): the model
-// ends within HingeGapRel of its dual, primal and dual recomputed from the
-// model and α, the violation within eps/2, where with the rule off the
+// TestHingeGapNothingCertified: a point whose duality gap exceeds the dual
+// objective (the primal over twice the dual, as dorothea's at the default
+// -e) is refused as any other (gapRuleSeed), where with the rule off the
 // same runs end with a gap above the dual objective.
 func TestHingeGapNothingCertified(t *testing.T) {
 	d := binaryWide(3, 100, 3000)
 	for seed := uint64(1); seed <= 3; seed++ {
-		ind := gapRuleSeed(t, d, seed)
+		ind := gapRuleSeed(t, context.Background(), d, Spec{Spec: fit.Spec{Seed: seed}, Kind: L1LossSVC})
 		if gap := ind.primal + ind.dual; !(gap > -ind.dual) {
 			t.Errorf("seed %d: with the rule off the gap %.4g is within the dual objective %.4g: the data no longer exercises the rule", seed, gap, -ind.dual)
 		}

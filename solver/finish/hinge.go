@@ -103,6 +103,9 @@ func (f *IPM) Upfront() bool { return false }
 // Due is the switch rule, asked at every epoch's end.
 func (f *IPM) Due(r *solver.Run) bool {
 	p := f.p
+	if p.Tightening() {
+		return false // the run holds a certified point; see dcd.Problem.Tightening
+	}
 	return f.rule.due(state{
 		cost:     p.Ops + f.t.DualStepOps*r.Steps,
 		lastViol: r.LastViol,
