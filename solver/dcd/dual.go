@@ -116,9 +116,7 @@ type Problem struct {
 	chunks                []solver.Chunk
 	innerEps, innerEpsMin float64 // logistic: liblinear's adapted inner tolerance
 	tightened             int     // times the hinge loss's gap rule or the primal rule lowered Eps
-	gapLimit              int64   // Ops at which the gap rule's spending ends; 0: not started, −1: ended (gap.go)
-	gapNothing            bool    // the gap rule's last refusal was of a point that certified nothing
-	nothingRounds         int     // and how many such refusals the run has had
+	gap                   gapRule // the hinge loss's gap rule (gap.go)
 	// Rule, where on, is the primal solver's rule the certified point
 	// must meet too (primalrule.go).
 	Rule        PrimalRule
@@ -163,7 +161,7 @@ func (p *Problem) Reset(pos, cp, cn float64) float64 {
 		p.Diag = [2]float64{0.5 / cn, 0.5 / cp}
 	}
 	clear(p.W)
-	p.Ops, p.newtonIters, p.gapLimit, p.gapNothing, p.nothingRounds = 0, 0, 0, false, 0
+	p.Ops, p.newtonIters, p.gap = 0, 0, gapRule{}
 	if p.tightened > 0 {
 		p.Eps, p.tightened = p.eps0, 0
 	}

@@ -59,7 +59,7 @@ func TestTighten(t *testing.T) {
 		// rule's budget is HingeGapSpend of those before it (ops plus the
 		// first pass).
 		p.Ops = ops + (p.Ops-ops)/2
-		limit := p.gapLimit
+		limit := p.gap.limit
 		if p.Pass(r, true) || math.Abs(p.Eps-1e3*f*f) > 1e-9*1e3*f*f {
 			t.Errorf("within the budget: the point is accepted, or Eps %v (want %v)", p.Eps, 1e3*f*f)
 		}

@@ -48,6 +48,13 @@ type SVR struct {
 	// Rule, where on, is the primal solver's rule the certified point
 	// must meet too (primalrule.go).
 	Rule PrimalRule
+	// GapRule, where set, applies the hinge loss's gap rule (gap.go) to
+	// the ε-insensitive loss (-s 13) with these constants.
+	GapRule *Tuning
+
+	gap       gapRule
+	tol0      float64 // Tol before the gap rule lowered it
+	tightened bool    // the gap rule lowered Tol
 
 	tune        *solver.Tuning
 	chunks      []solver.Chunk
@@ -182,7 +189,34 @@ func (s *SVR) EndBatch(int, bool) float64 {
 // Due says when the certifying pass is worth running: when the violations
 // the last batch's steps saw sum to at most 2·Tol, liblinear's test on its
 // sweep.
-func (s *SVR) Due(float64) bool { return s.lastStepSum <= 2*s.Tol }
+func (s *SVR) Due(float64) bool {
+	if s.gap.spent(s.Ops) {
+		s.Tol = s.tol0
+	}
+	return s.lastStepSum <= 2*s.Tol
+}
+
+// tighten is the gap rule of the ε-insensitive loss (Problem.tighten):
+// max(|wᵀx_i − y_i| − p, 0) is the hinge loss's shape on both sides, and
+// the certified 1-norm of the violations bounds its primal as loosely.
+func (s *SVR) tighten() bool {
+	if s.GapRule == nil || s.Lambda != 0 {
+		return false
+	}
+	f, ok := s.gap.refuse(s.GapRule, s.PassPrimal, -s.Objective(), s.Ops)
+	if !ok {
+		return false
+	}
+	if !s.tightened {
+		s.tol0, s.tightened = s.Tol, true
+	}
+	s.Tol *= f
+	return true
+}
+
+// Tightening reports whether the gap rule has refused a point that
+// certified something and is still spending (Problem.Tightening).
+func (s *SVR) Tightening() bool { return s.gap.active() }
 
 // Violation returns example i's violation |PG_i| given wx = wᵀx_i.
 func (s *SVR) Violation(i int32, wx float64) float64 {
@@ -251,8 +285,12 @@ func (s *SVR) Pass(r *solver.Run, repair bool) bool {
 		sum += v
 	}
 	s.PassViol, s.PassSum, s.PassPrimal = viol, sum, solver.Primal(s.W, loss)
-	ok := sum <= s.Tol
-	if ok && repair && s.primalRefuses() {
+	tol := s.Tol
+	if !repair && s.tightened {
+		tol = s.tol0 // a run stopped after the gap rule is judged at the Tol it was given
+	}
+	ok := sum <= tol
+	if ok && repair && (s.tighten() || s.primalRefuses()) {
 		return false
 	}
 	if ok || !repair {

@@ -11,13 +11,13 @@ type Tuning struct {
 	// than recomputed at each step (the same bits either way).
 	XsqStoreMax int
 	// HingeGapRel, HingeGapTighten, HingeGapSpend, HingeGapRounds: a
-	// point of -s 3 certified at eps whose duality gap exceeds HingeGapRel
-	// times the primal is not accepted: eps is multiplied by
-	// min(HingeGapTighten, HingeGapRel·P/gap) and dual CD goes on, until
-	// the rule has spent HingeGapSpend times the operations before its
-	// first refusal (0: never refuse). A point whose gap exceeds its dual
-	// objective is refused whatever the budget, HingeGapRounds times at
-	// most, eps × HingeGapTighten each.
+	// point of -s 3 (or -s 13, with its Tol) certified at eps whose
+	// duality gap exceeds HingeGapRel times the primal is not accepted:
+	// eps is multiplied by min(HingeGapTighten, HingeGapRel·P/gap) and
+	// dual CD goes on, until the rule has spent HingeGapSpend times the
+	// operations before its first refusal (0: never refuse). A point whose
+	// gap exceeds its dual objective is refused whatever the budget,
+	// HingeGapRounds times at most, eps × HingeGapTighten each.
 	HingeGapRel     float64
 	HingeGapTighten float64
 	HingeGapSpend   float64

@@ -2,7 +2,9 @@ package dual
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/acfcd/acfcd/internal/synth"
@@ -116,6 +118,55 @@ func TestHingeGapNothingCertified(t *testing.T) {
 		ind := gapRuleSeed(t, context.Background(), d, Spec{Spec: fit.Spec{Seed: seed}, Kind: L1LossSVC})
 		if gap := ind.primal + ind.dual; !(gap > -ind.dual) {
 			t.Errorf("seed %d: with the rule off the gap %.4g is within the dual objective %.4g: the data no longer exercises the rule", seed, gap, -ind.dual)
+		}
+	}
+}
+
+// TestSVRGapRule: the gap rule of -s 13 (dcd.SVR.tighten) on regression
+// data whose dual at the default -e leaves a primal 0.7–18% above its
+// dual objective: the primal recomputed from the model ends within
+// dcd.Tuning.HingeGapRel of the dual, or the run spent the rule's budget
+// (HingeGapSpend times the operations of the run without it) and no more
+// than an epoch and a pass beyond; the gap is below the run's without the
+// rule, and the run converged. -s 12 has no such rule: its models are the
+// same with it off.
+func TestSVRGapRule(t *testing.T) {
+	def := dcd.DefaultTuning()
+	off := dcd.DefaultTuning()
+	off.HingeGapSpend = 0
+	offCtx := tune.With(context.Background(), &off)
+	for _, c := range []struct {
+		rows, feats int
+		C           float64
+	}{{150, 3000, 1}, {150, 3000, 10}, {300, 1000, 1}, {1000, 50, 1}} {
+		d := regData(3, c.rows, c.feats, 0.05, 0.3, 1.5)
+		s := Spec{Spec: fit.Spec{C: c.C}, Kind: L1LossSVR, P: 0.1}
+		name := fmt.Sprintf("%d×%d C=%g", c.rows, c.feats, c.C)
+		m, res, err := train(context.Background(), d, s)
+		mo, reso, erro := train(offCtx, d, s)
+		if err != nil || erro != nil {
+			t.Fatal(err, erro)
+		}
+		P, Po := svrPrimal(d, m, s), svrPrimal(d, mo, s)
+		gap, gapOff := (P+res.Objective)/P, (Po+reso.Objective)/Po
+		if gapOff < 2*def.HingeGapRel {
+			t.Errorf("%s: relative gap %.3g without the rule: the case no longer exercises it", name, gapOff)
+		}
+		limit := reso.Operations + int64(def.HingeGapSpend*float64(reso.Operations))
+		if gap > def.HingeGapRel*(1+1e-9) && res.Operations < limit {
+			t.Errorf("%s: relative gap %.4g > %g after %d operations, within the budget %d", name, gap, def.HingeGapRel, res.Operations, limit)
+		}
+		if nnz := d.RowPtr[d.Rows]; res.Operations > limit+3*nnz {
+			t.Errorf("%s: %d operations, over the budget %d by more than an epoch and a pass", name, res.Operations, limit)
+		}
+		if !(gap < gapOff) || !res.Converged {
+			t.Errorf("%s: relative gap %.4g with the rule, %.4g without; converged %v", name, gap, gapOff, res.Converged)
+		}
+		s.Kind = L2LossSVR
+		m, _, _ = train(context.Background(), d, s)
+		mo, _, _ = train(offCtx, d, s)
+		if !slices.Equal(m.W, mo.W) {
+			t.Errorf("%s: -s 12 changed with the rule off", name)
 		}
 	}
 }

@@ -47,6 +47,9 @@ func trainSVR(ctx context.Context, d *dataio.Dataset, s Spec) (*model.Model, *fi
 	inner := eps * s.Small(ctx, d.NNZ())
 	l1 := s.Kind == L1LossSVR
 	prob := dcd.NewSVR(sh, !l1, s.C, s.P, inner, nil, s.Pool, t.drv)
+	if l1 {
+		prob.GapRule = t.dcd
+	}
 	if s.PrimalEps > 0 {
 		prob.Rule.Tol = s.PrimalEps
 		prob.Rule.Reset()

@@ -60,6 +60,9 @@ func NewSVRIPM(s *dcd.SVR, t *Tuning, pt *primal.Tuning) *SVRIPM {
 // unless the dual is nearly done (it then goes on for the same budget
 // again, at most Tuning.SVRIPMMaxDefer times); once.
 func (f *SVRIPM) Due(r *solver.Run) bool {
+	if f.s.Tightening() {
+		return false // the run holds a certified point; see dcd.SVR.Tightening
+	}
 	if f.budget <= 0 || f.s.Ops+f.t.DualStepOps*r.Steps < f.budget {
 		return false
 	}
