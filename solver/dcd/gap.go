@@ -79,6 +79,10 @@ func (g *gapRule) spent(ops int64) bool {
 	return false
 }
 
+// refused reports whether the rule has refused a point in this run (the
+// budget is set at the first refusal).
+func (g *gapRule) refused() bool { return g.limit != 0 }
+
 // active reports whether the rule has refused a point that certified
 // something and is still spending.
 func (g *gapRule) active() bool { return g.limit > 0 && !g.nothing }

@@ -52,9 +52,8 @@ type SVR struct {
 	// the ε-insensitive loss (-s 13) with these constants.
 	GapRule *Tuning
 
-	gap       gapRule
-	tol0      float64 // Tol before the gap rule lowered it
-	tightened bool    // the gap rule lowered Tol
+	gap  gapRule
+	tol0 float64 // Tol before the gap rule lowered it (once gap.refused)
 
 	tune        *solver.Tuning
 	chunks      []solver.Chunk
@@ -203,12 +202,13 @@ func (s *SVR) tighten() bool {
 	if s.GapRule == nil || s.Lambda != 0 {
 		return false
 	}
+	first := !s.gap.refused()
 	f, ok := s.gap.refuse(s.GapRule, s.PassPrimal, -s.Objective(), s.Ops)
 	if !ok {
 		return false
 	}
-	if !s.tightened {
-		s.tol0, s.tightened = s.Tol, true
+	if first {
+		s.tol0 = s.Tol
 	}
 	s.Tol *= f
 	return true
@@ -286,7 +286,7 @@ func (s *SVR) Pass(r *solver.Run, repair bool) bool {
 	}
 	s.PassViol, s.PassSum, s.PassPrimal = viol, sum, solver.Primal(s.W, loss)
 	tol := s.Tol
-	if !repair && s.tightened {
+	if !repair && s.gap.refused() {
 		tol = s.tol0 // a run stopped after the gap rule is judged at the Tol it was given
 	}
 	ok := sum <= tol
